@@ -1,0 +1,26 @@
+import type { CodegenConfig } from '@graphql-codegen/cli';
+
+/**
+ * Typed documents for the tests (and any TypeScript client): write operations with
+ * `graphql(...)` from test/generated, then `npm run codegen`. The output is committed;
+ * test/graphql/schema.test.ts fails when it no longer matches the schema or the documents.
+ */
+const config: CodegenConfig = {
+  schema: 'schema.graphql',
+  documents: ['test/**/*.ts', '!test/generated/**'],
+  ignoreNoDocuments: true,
+  emitLegacyCommonJSImports: false,
+  generates: {
+    'test/generated/': {
+      preset: 'client',
+      presetConfig: { fragmentMasking: false },
+      config: {
+        useTypeImports: true,
+        enumsAsTypes: true,
+        scalars: { DateTime: 'string', JSON: 'unknown' },
+      },
+    },
+  },
+};
+
+export default config;

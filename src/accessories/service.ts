@@ -1,0 +1,92 @@
+import { randomUUID } from 'node:crypto';
+import { TtlCache } from '../cache.ts';
+import { invalidArgument, notFound } from '../errors.ts';
+import type { Database } from '../storage/database.ts';
+
+export interface AccessoryView {
+  accessoryId: string;
+  accountId: string;
+  deviceId: string;
+  name: string;
+  createdAt: Date;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+/** Account and Accessory Ids are lower-case UUID v4. */
+export function checkUuid(field: string, value: string): string {
+  if (!UUID.test(value)) throw invalidArgument(field, `${field} must be a lower-case UUID v4`);
+  return value;
+}
+
+const view = (row: {
+  id: string;
+  accountId: string;
+  deviceId: string;
+  name: string;
+  createdAt: Date;
+}): AccessoryView => ({
+  accessoryId: row.id,
+  accountId: row.accountId,
+  deviceId: row.deviceId,
+  name: row.name,
+  createdAt: row.createdAt,
+});
+
+export class AccessoryService {
+  // An accessory never moves to another account (re-association elsewhere gives a new id), so
+  // its owner can be cached; the TTL only bounds how long a deleted one lingers in memory.
+  readonly #byId = new TtlCache<string, AccessoryView>(60_000, 50_000);
+
+  constructor(private readonly db: Database) {}
+
+  /** The same device on the same account keeps its id; on another account it gets a new one. */
+  async associate(accountId: string, deviceId: string, name: string): Promise<AccessoryView> {
+    checkUuid('accountId', accountId);
+    if (deviceId.length === 0 || deviceId.length > 255) {
+      throw invalidArgument('deviceId', 'deviceId must be 1..255 characters');
+    }
+    if (name.length > 255) throw invalidArgument('name', 'name must be at most 255 characters');
+    const account = await this.db.prisma.account.findUnique({ where: { id: accountId } });
+    if (!account) throw notFound('account');
+    const row = await this.db.prisma.accessory.upsert({
+      where: { accountId_deviceId: { accountId, deviceId } },
+      create: { id: randomUUID(), accountId, deviceId, name },
+      update: { name },
+    });
+    return view(row);
+  }
+
+  /** The accessory, whoever owns it; callers check ownership with `owned`. */
+  async get(accessoryId: string): Promise<AccessoryView | null> {
+    const cached = this.#byId.get(accessoryId);
+    if (cached) return cached;
+    if (!UUID.test(accessoryId)) return null;
+    const row = await this.db.prisma.accessory.findUnique({ where: { id: accessoryId } });
+    if (!row) return null;
+    const accessory = view(row);
+    this.#byId.set(accessoryId, accessory);
+    return accessory;
+  }
+
+  /** The accessory if it belongs to the account; another account's is as missing as none (404). */
+  async owned(accountId: string | undefined, accessoryId: string): Promise<AccessoryView> {
+    const accessory = await this.get(accessoryId);
+    if (!accessory || accessory.accountId !== accountId) throw notFound('accessory');
+    return accessory;
+  }
+
+  /** One page of an account's accessories, ordered by id, after the id `after`. */
+  async list(accountId: string, first: number, after?: string): Promise<AccessoryView[]> {
+    const rows = await this.db.prisma.accessory.findMany({
+      where: { accountId, ...(after ? { id: { gt: after } } : {}) },
+      orderBy: { id: 'asc' },
+      take: first,
+    });
+    return rows.map(view);
+  }
+
+  forgetAccount(accountId: string): void {
+    this.#byId.deleteWhere((a) => a.accountId === accountId);
+  }
+}

@@ -1,0 +1,77 @@
+import { z } from 'zod';
+import { invalidArgument } from '../errors.ts';
+import { route } from '../http/rest.ts';
+import { parseFilter } from './filter/index.ts';
+import { isActivityId } from './ids.ts';
+import { activityJson, allExtraFields, extraFieldNames } from './model.ts';
+import { DEFAULT_LIMIT, MAX_LIMIT, type ListRequest } from './service.ts';
+import { operators } from './store.ts';
+
+const activityId = z.string().refine(isActivityId, 'must be an activityId (YYYYMMDDTHHMMSSZ)');
+
+export const listBody = z
+  .object({
+    scanDirectionNewer: z.boolean().optional(),
+    startActivityId: activityId.optional(),
+    operator: z.enum(operators).optional(),
+    limit: z.number().int().min(1).max(MAX_LIMIT).optional(),
+    filter: z.string().max(4096).optional(),
+    extraFields: z.array(z.enum(extraFieldNames)).max(extraFieldNames.length).optional(),
+  })
+  .strict();
+
+/** The REST body of 4.1 as the list request the service takes. */
+export function listRequest(body: z.infer<typeof listBody>): ListRequest {
+  const { startActivityId, operator } = body;
+  if (startActivityId !== undefined && operator === undefined) {
+    throw invalidArgument('operator', 'operator is required with startActivityId');
+  }
+  if (operator !== undefined && startActivityId === undefined) {
+    throw invalidArgument('startActivityId', 'startActivityId is required with operator');
+  }
+  return {
+    scanDirectionNewer: body.scanDirectionNewer ?? true,
+    startActivityId,
+    operator,
+    limit: body.limit ?? DEFAULT_LIMIT,
+    filter:
+      body.filter === undefined || body.filter.trim() === '' ? undefined : parseFilter(body.filter),
+  };
+}
+
+export const activityRoutes = [
+  route({
+    method: 'POST',
+    path: '/api/accessories/{accessoryId}/activities',
+    summary: 'List or search the activities of an accessory, newest to oldest, a page at a time',
+    scopes: ['activities_basic'],
+    body: listBody,
+    async handle(ctx, { params, body }) {
+      const request = listRequest(body);
+      const account = await ctx.ownAccount();
+      const page = await ctx.services.activities.list(account, params.accessoryId!, request);
+      const extra = new Set(body.extraFields);
+      return {
+        body: {
+          activities: page.activities.map((a) => activityJson(a, extra)),
+          ...(page.nextStartActivityId && { nextStartActivityId: page.nextStartActivityId }),
+        },
+      };
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/api/accessories/{accessoryId}/activities/{activityId}',
+    summary: 'One activity with every extra field',
+    scopes: ['activities_basic'],
+    async handle(ctx, { params }) {
+      const account = await ctx.ownAccount();
+      const activity = await ctx.services.activities.get(
+        account,
+        params.accessoryId!,
+        params.activityId!,
+      );
+      return { body: activityJson(activity, new Set([...allExtraFields, 'media'])) };
+    },
+  }),
+];

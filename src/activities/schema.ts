@@ -1,0 +1,217 @@
+import { AccessoryRef } from '../accessories/schema.ts';
+import { invalidArgument } from '../errors.ts';
+import { builder } from '../graphql/builder.ts';
+import { parseFilter } from './filter/index.ts';
+import { isActivityId } from './ids.ts';
+import type { ActivityRecord } from './model.ts';
+import { DEFAULT_LIMIT, MAX_LIMIT, type ListRequest } from './service.ts';
+
+export const ActivityRef = builder.objectRef<ActivityRecord>('Activity').implement({
+  fields: (t) => ({
+    activityId: t.exposeString('activityId', {
+      description: 'The UTC second of creation, YYYYMMDDTHHMMSSZ; unique per accessory.',
+    }),
+    accessoryId: t.exposeID('accessoryId'),
+    startTime: t.expose('startTime', { type: 'DateTime' }),
+    endTime: t.expose('endTime', { type: 'DateTime', nullable: true }),
+    playbackDuration: t.exposeInt('playbackDuration', {
+      nullable: true,
+      description: 'Milliseconds; null while in progress.',
+    }),
+    relevanceLevel: t.exposeInt('relevanceLevel'),
+    inProgress: t.boolean({ resolve: (a) => a.endTime === null }),
+    motionZones: t.exposeStringList('motionZones'),
+    objectLocations: t.exposeIntList('objectLocations', {
+      description: 'Cells 0..127 of a 16x8 grid over the frame, 0 top-left, row-major.',
+    }),
+  }),
+});
+
+interface ConnectionArgs {
+  first?: number | null;
+  after?: string | null;
+  last?: number | null;
+  before?: string | null;
+  since?: string | null;
+  filter?: string | null;
+}
+
+function cursor(field: string, value: string | null | undefined): string | undefined {
+  if (value == null) return undefined;
+  if (!isActivityId(value)) throw invalidArgument(field, `${field} must be an activityId`);
+  return value;
+}
+
+/**
+ * The connection arguments as the list request of REST 4.1, exactly as api-contract 6 maps
+ * them: first = newest-first scan; after = `<`; last + before = oldest-first scan with `>`;
+ * since = `>=`.
+ */
+export function connectionRequest(args: ConnectionArgs): ListRequest {
+  if (args.first != null && args.last != null) {
+    throw invalidArgument('last', 'use first or last, not both');
+  }
+  const after = cursor('after', args.after);
+  const before = cursor('before', args.before);
+  const since = cursor('since', args.since);
+  if (before !== undefined && args.last == null) {
+    throw invalidArgument('before', 'before pages with last');
+  }
+  if ([after, before, since].filter((c) => c !== undefined).length > 1) {
+    throw invalidArgument(after ? 'after' : 'before', 'use one of after, before and since');
+  }
+  const sizeField = args.last != null ? 'last' : 'first';
+  const limit = args.last ?? args.first ?? DEFAULT_LIMIT;
+  if (limit < 1 || limit > MAX_LIMIT) {
+    throw invalidArgument(sizeField, `${sizeField} must be 1..${MAX_LIMIT}`);
+  }
+  const start =
+    after !== undefined
+      ? { startActivityId: after, operator: '<' as const }
+      : before !== undefined
+        ? { startActivityId: before, operator: '>' as const }
+        : since !== undefined
+          ? { startActivityId: since, operator: '>=' as const }
+          : {};
+  return {
+    scanDirectionNewer: args.last == null,
+    limit,
+    ...start,
+    filter: args.filter?.trim() ? parseFilter(args.filter) : undefined,
+  };
+}
+
+builder.objectFields(AccessoryRef, (t) => ({
+  activities: t.connection(
+    {
+      type: ActivityRef,
+      description:
+        'The activities, newest to oldest in every case; cursors are activityIds. The arguments map onto the REST list request (api-contract 6).',
+      authScopes: { activities_basic: true },
+      args: {
+        since: t.arg.string({ description: 'Polling: this activity and newer (operator >=).' }),
+        filter: t.arg.string({ description: 'The filter language of api-contract 4.2.' }),
+      },
+      resolve: async (accessory, args, ctx) => {
+        const request = connectionRequest(args);
+        const account = await ctx.ownAccount();
+        const page = await ctx.services.activities.list(account, accessory.accessoryId, request);
+        const more = page.nextStartActivityId !== undefined;
+        return {
+          edges: page.activities.map((a) => ({ cursor: a.activityId, node: a })),
+          pageInfo: {
+            hasNextPage: request.scanDirectionNewer && more,
+            hasPreviousPage: !request.scanDirectionNewer && more,
+            startCursor: page.activities[0]?.activityId ?? null,
+            endCursor: page.activities.at(-1)?.activityId ?? null,
+          },
+          nextStartActivityId: page.nextStartActivityId ?? null,
+        };
+      },
+    },
+    {
+      name: 'ActivityConnection',
+      fields: (c) => ({
+        nextStartActivityId: c.string({
+          nullable: true,
+          description: 'As in REST: present exactly when the range holds more activities.',
+          resolve: (conn) =>
+            (conn as unknown as { nextStartActivityId: string | null }).nextStartActivityId,
+        }),
+      }),
+    },
+    { name: 'ActivityEdge' },
+  ),
+  activity: t.field({
+    type: ActivityRef,
+    nullable: true,
+    authScopes: { activities_basic: true },
+    args: { activityId: t.arg.string({ required: true }) },
+    resolve: async (accessory, args, ctx) => {
+      const account = await ctx.ownAccount();
+      return ctx.services.activities
+        .get(account, accessory.accessoryId, args.activityId)
+        .catch((err: unknown) => {
+          if ((err as { code?: string }).code === 'NOT_FOUND') return null;
+          throw err;
+        });
+    },
+  }),
+}));
+
+const CreateActivityInput = builder.inputType('CreateActivityInput', {
+  fields: (t) => ({
+    createdAt: t.field({
+      type: 'DateTime',
+      description:
+        'When the camera created it; the id is this second (or the next free one). Default: now.',
+    }),
+    startTime: t.field({ type: 'DateTime', description: 'Default: createdAt.' }),
+    relevanceLevel: t.int({ description: 'Default: 0.' }),
+    motionZones: t.stringList(),
+    objectLocations: t.intList(),
+  }),
+});
+
+const UpdateActivityInput = builder.inputType('UpdateActivityInput', {
+  description: 'The fields to change; the ones left out keep their values.',
+  fields: (t) => ({
+    startTime: t.field({ type: 'DateTime' }),
+    relevanceLevel: t.int(),
+    motionZones: t.stringList(),
+    objectLocations: t.intList(),
+  }),
+});
+
+/** GraphQL input with nulls as "not given". */
+const given = <T>(value: T | null | undefined): T | undefined => value ?? undefined;
+
+builder.mutationFields((t) => ({
+  createActivity: t.field({
+    type: ActivityRef,
+    description:
+      "Creates the accessory's newest activity (409 unless newer than the newest); finishes a still running previous one.",
+    authScopes: { ingest: true },
+    args: {
+      accessoryId: t.arg.id({ required: true }),
+      input: t.arg({ type: CreateActivityInput, required: true }),
+    },
+    resolve: (_root, { accessoryId, input }, ctx) =>
+      ctx.services.activities.create(String(accessoryId), {
+        createdAt: given(input.createdAt),
+        startTime: given(input.startTime),
+        relevanceLevel: given(input.relevanceLevel),
+        motionZones: given(input.motionZones),
+        objectLocations: given(input.objectLocations),
+      }),
+  }),
+  updateActivity: t.field({
+    type: ActivityRef,
+    description: 'Changes the newest activity; any older one is fixed (409).',
+    authScopes: { ingest: true },
+    args: {
+      accessoryId: t.arg.id({ required: true }),
+      activityId: t.arg.string({ required: true }),
+      input: t.arg({ type: UpdateActivityInput, required: true }),
+    },
+    resolve: (_root, { accessoryId, activityId, input }, ctx) =>
+      ctx.services.activities.update(String(accessoryId), activityId, {
+        startTime: given(input.startTime),
+        relevanceLevel: given(input.relevanceLevel),
+        motionZones: given(input.motionZones),
+        objectLocations: given(input.objectLocations),
+      }),
+  }),
+  finishActivity: t.field({
+    type: ActivityRef,
+    description: 'Ends the newest activity (409 for an older or finished one).',
+    authScopes: { ingest: true },
+    args: {
+      accessoryId: t.arg.id({ required: true }),
+      activityId: t.arg.string({ required: true }),
+      endTime: t.arg({ type: 'DateTime', required: true }),
+    },
+    resolve: (_root, { accessoryId, activityId, endTime }, ctx) =>
+      ctx.services.activities.finish(String(accessoryId), activityId, endTime),
+  }),
+}));

@@ -1,0 +1,78 @@
+import SchemaBuilder from '@pothos/core';
+import RelayPlugin from '@pothos/plugin-relay';
+import ScopeAuthPlugin, { AuthScopeFailureType, type AuthFailure } from '@pothos/plugin-scope-auth';
+import { GraphQLError } from 'graphql';
+import type { ScopeName } from '../accounts/auth.ts';
+import type { RequestContext } from '../context.ts';
+import { permissionDenied } from '../errors.ts';
+
+/** The first scope named in a scope-auth failure: the one a 403 asks for. */
+function missingScope(failure: AuthFailure): ScopeName | undefined {
+  switch (failure.kind) {
+    case AuthScopeFailureType.AuthScope:
+      return failure.scope as ScopeName;
+    case AuthScopeFailureType.AnyAuthScopes:
+    case AuthScopeFailureType.AllAuthScopes:
+      return failure.failures.map(missingScope).find(Boolean);
+    default:
+      return undefined;
+  }
+}
+
+export const builder = new SchemaBuilder<{
+  Context: RequestContext;
+  DefaultFieldNullability: false;
+  AuthScopes: Record<ScopeName, boolean>;
+  DefaultEdgesNullability: false;
+  DefaultNodeNullability: false;
+  Scalars: {
+    DateTime: { Input: Date; Output: Date };
+    JSON: { Input: unknown; Output: unknown };
+  };
+}>({
+  plugins: [ScopeAuthPlugin, RelayPlugin],
+  defaultFieldNullability: false,
+  scopeAuth: {
+    authScopes: (ctx) => ({
+      activities_basic: ctx.principal.scopes.has('activities_basic'),
+      notifications: ctx.principal.scopes.has('notifications'),
+      notifications_motion: ctx.principal.scopes.has('notifications_motion'),
+      zones: ctx.principal.scopes.has('zones'),
+      ingest: ctx.principal.scopes.has('ingest'),
+      admin: ctx.principal.scopes.has('admin'),
+    }),
+    unauthorizedError: (_parent, ctx, _info, result) =>
+      permissionDenied(ctx.services.auth.scopeName(missingScope(result.failure) ?? 'admin')),
+  },
+  relay: {
+    cursorType: 'String',
+    clientMutationId: 'omit',
+    nodeQueryOptions: false,
+    nodesQueryOptions: false,
+    edgesFieldOptions: { nullable: false },
+    nodeFieldOptions: { nullable: false },
+  },
+});
+
+const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
+
+builder.scalarType('DateTime', {
+  description: 'An instant, as ISO 8601 with a zone; returned in UTC with `Z`.',
+  serialize: (value) => (value as Date).toISOString(),
+  parseValue: (value) => {
+    const date = typeof value === 'string' && ISO_UTC.test(value) ? new Date(value) : undefined;
+    if (!date || Number.isNaN(date.getTime())) {
+      throw new GraphQLError('DateTime must be an ISO 8601 timestamp with a zone');
+    }
+    return date;
+  },
+});
+
+builder.scalarType('JSON', {
+  description: 'Free-form JSON.',
+  serialize: (value) => value,
+  parseValue: (value) => value,
+});
+
+builder.queryType({});
+builder.mutationType({});

@@ -1,0 +1,52 @@
+import { GraphQLError } from 'graphql';
+import { AppError } from '../errors.ts';
+import type { Logger } from '../logger.ts';
+
+/**
+ * Gives every GraphQL error a contract code in `extensions.code`: an AppError keeps its own;
+ * an error of the GraphQL layer itself (bad syntax, unknown field, bad variables) is the
+ * client's, so INVALID_ARGUMENT; anything else is an INTERNAL error whose details stay in the log.
+ */
+export function toGraphQLError(error: unknown, logger: Logger): GraphQLError {
+  const graphqlError = error instanceof GraphQLError ? error : undefined;
+  const original = graphqlError ? graphqlError.originalError : error;
+  const location = graphqlError
+    ? {
+        nodes: graphqlError.nodes,
+        source: graphqlError.source,
+        positions: graphqlError.positions,
+        path: graphqlError.path,
+      }
+    : {};
+  if (original instanceof AppError) {
+    return new GraphQLError(original.message, {
+      ...location,
+      extensions: { code: original.code, details: original.details },
+    });
+  }
+  if (graphqlError && (!original || original instanceof GraphQLError)) {
+    if (
+      graphqlError.extensions.code &&
+      graphqlError.extensions.code !== 'GRAPHQL_VALIDATION_FAILED'
+    ) {
+      return graphqlError;
+    }
+    return new GraphQLError(graphqlError.message, {
+      ...location,
+      extensions: { ...graphqlError.extensions, code: 'INVALID_ARGUMENT' },
+    });
+  }
+  logger.error({ err: original }, 'unexpected error in a GraphQL operation');
+  return new GraphQLError('internal error', { ...location, extensions: { code: 'INTERNAL' } });
+}
+
+/** An AppError thrown before execution (authentication), with its HTTP status and headers. */
+export function requestError(error: AppError): GraphQLError {
+  return new GraphQLError(error.message, {
+    extensions: {
+      code: error.code,
+      details: error.details,
+      http: { status: error.status, headers: error.headers },
+    },
+  });
+}

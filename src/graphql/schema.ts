@@ -1,0 +1,7 @@
+import { builder } from './builder.ts';
+import '../accounts/schema.ts';
+import '../accessories/schema.ts';
+import '../activities/schema.ts';
+
+/** The whole GraphQL schema; `schema.graphql` at the project root is its printed form. */
+export const schema = builder.toSchema({ sortSchema: true });

@@ -1,0 +1,41 @@
+import type { IncomingMessage } from 'node:http';
+import type { z } from 'zod';
+import { AppError, invalidArgument } from '../errors.ts';
+
+/** Reads a JSON request body of at most `limit` bytes; an absent body reads as `{}`. */
+export async function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
+  const declared = Number(req.headers['content-length'] ?? NaN);
+  if (declared > limit) throw tooLarge(limit);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) throw tooLarge(limit);
+    chunks.push(chunk);
+  }
+  if (size === 0) return {};
+  const type = req.headers['content-type'];
+  if (!type || !/^application\/json\s*(;|$)/i.test(type)) {
+    throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'the request body must be application/json');
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch (err) {
+    throw invalidArgument('body', `the body is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+const tooLarge = (limit: number) =>
+  new AppError('PAYLOAD_TOO_LARGE', `the request body exceeds ${limit} bytes`, { limit });
+
+/** Validates input against a schema; the first problem becomes a 400 naming its field. */
+export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const keys = issue.code === 'unrecognized_keys' ? issue.keys : [];
+  const field = [...issue.path, ...keys.slice(0, 1)].join('.') || 'body';
+  const message =
+    issue.code === 'unrecognized_keys' ? `unknown field ${field}` : `${field}: ${issue.message}`;
+  throw invalidArgument(field, message);
+}

@@ -1,0 +1,91 @@
+import type { IncomingMessage } from 'node:http';
+import type { z } from 'zod';
+import type { ScopeName } from '../accounts/auth.ts';
+import { authenticate, type RequestContext, type Services } from '../context.ts';
+import { AppError, invalidArgument, notFound } from '../errors.ts';
+import { parseInput, readJsonBody } from './body.ts';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+export interface RestResult {
+  status?: number;
+  body?: unknown;
+}
+
+/** One REST operation: a thin adapter from HTTP onto a domain service. */
+export interface RestRoute<B extends z.ZodType = z.ZodType> {
+  method: Method;
+  /** e.g. `/api/accessories/{accessoryId}/activities` */
+  path: string;
+  summary: string;
+  /** The caller needs at least one of these. */
+  scopes: ScopeName[];
+  body?: B;
+  handle(
+    ctx: RequestContext,
+    input: { params: Record<string, string>; body: z.infer<B> },
+  ): Promise<RestResult>;
+}
+
+/** Keeps each route's body type attached to its handler. */
+export const route = <B extends z.ZodType>(r: RestRoute<B>): RestRoute => r as RestRoute;
+
+interface Compiled {
+  route: RestRoute;
+  pattern: RegExp;
+  names: string[];
+}
+
+export interface Match {
+  route: RestRoute;
+  params: Record<string, string>;
+}
+
+export class RestRouter {
+  readonly #compiled: Compiled[];
+
+  constructor(readonly routes: RestRoute[]) {
+    this.#compiled = routes.map((route) => {
+      const names: string[] = [];
+      const source = route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+        names.push(name);
+        return '([^/]+)';
+      });
+      return { route, pattern: new RegExp(`^${source}$`), names };
+    });
+  }
+
+  /** The route for a method and path; 404 for no path, 405 for a path without that method. */
+  match(method: string, pathname: string): Match {
+    let pathKnown = false;
+    for (const { route, pattern, names } of this.#compiled) {
+      const m = pattern.exec(pathname);
+      if (!m) continue;
+      pathKnown = true;
+      if (route.method !== method) continue;
+      const params: Record<string, string> = {};
+      names.forEach((name, i) => (params[name] = decodeSegment(name, m[i + 1]!)));
+      return { route, params };
+    }
+    if (pathKnown) throw new AppError('METHOD_NOT_ALLOWED', `${method} is not allowed here`);
+    throw notFound('resource');
+  }
+
+  async handle(services: Services, req: IncomingMessage, match: Match): Promise<RestResult> {
+    const ctx = await authenticate(services, req.headers.authorization);
+    ctx.require(...match.route.scopes);
+    const raw = match.route.body
+      ? await readJsonBody(req, services.config.maxBodyBytes)
+      : undefined;
+    const body = match.route.body ? parseInput(match.route.body, raw) : undefined;
+    return match.route.handle(ctx, { params: match.params, body });
+  }
+}
+
+function decodeSegment(name: string, segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw invalidArgument(name, `${name} is not a valid path segment`);
+  }
+}

@@ -1,0 +1,195 @@
+import { lookup as dnsLookup } from 'node:dns';
+import type { LookupAddress } from 'node:dns';
+import { isIP } from 'node:net';
+import type { LookupFunction } from 'node:net';
+import type { Readable } from 'node:stream';
+import { Agent, buildConnector } from 'undici';
+import { notificationHeaders } from './signing.ts';
+import { classifyAddress } from './ssrf.ts';
+
+export type AttemptErrorClass =
+  'timeout' | 'dns' | 'connect' | 'tls' | 'blocked_address' | 'protocol';
+
+export interface AttemptResult {
+  outcome: 'accepted' | 'gone' | 'failed';
+  status: number | null;
+  error: AttemptErrorClass | null;
+  errorMessage: string | null;
+  durationMs: number;
+  responseSnippet: string;
+}
+
+export interface Sender {
+  /** One delivery attempt. Never throws: every failure is an AttemptResult. */
+  send(args: {
+    url: string;
+    body: Uint8Array;
+    authKey: string;
+    webhookId: string;
+  }): Promise<AttemptResult>;
+  close(): Promise<void>;
+}
+
+const SNIPPET_BYTES = 2048;
+/** How long reading the snippet may take after the response headers, beyond the attempt budget. */
+const SNIPPET_READ_MS = 1000;
+
+class BlockedAddressError extends Error {
+  constructor(hostname: string, address: string, range: string) {
+    super(
+      hostname === address
+        ? `${address} is a non-public address (${range})`
+        : `${hostname} resolves to ${address}, a non-public address (${range})`,
+    );
+  }
+}
+
+class AttemptTimeoutError extends Error {}
+
+/** A lookup that fails unless every address the name resolves to is public. */
+function checkedLookup(lookup: typeof dnsLookup): LookupFunction {
+  return (hostname, options, callback) => {
+    lookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
+      if (err) return callback(err, '');
+      for (const { address } of addresses) {
+        const range = classifyAddress(address);
+        if (range !== null) return callback(new BlockedAddressError(hostname, address, range), '');
+      }
+      const [first] = addresses;
+      if (options.all) callback(null, addresses);
+      else if (first) callback(null, first.address, first.family);
+      else
+        callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '');
+    });
+  };
+}
+
+const errorClasses: [test: RegExp, errorClass: AttemptErrorClass][] = [
+  [/^(ENOTFOUND|EAI_\w+)$/, 'dns'],
+  [
+    /^(ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENETUNREACH|EHOSTDOWN|ENETDOWN|EADDRNOTAVAIL|ETIMEDOUT)$/,
+    'connect',
+  ],
+  [/^UND_ERR_CONNECT_TIMEOUT$/, 'timeout'],
+  [/^(ERR_TLS_|ERR_SSL_|EPROTO$)|CERT|SIGNATURE/, 'tls'],
+];
+
+function classifyError(err: unknown): AttemptErrorClass {
+  if (err instanceof AttemptTimeoutError) return 'timeout';
+  if (err instanceof BlockedAddressError) return 'blocked_address';
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return 'protocol';
+  return errorClasses.find(([test]) => test.test(code))?.[1] ?? 'protocol';
+}
+
+function describe(err: unknown): string {
+  // Node reports a failed connection to several addresses as an AggregateError without message.
+  if (err instanceof AggregateError) return err.errors.map(describe).join('; ');
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** The first 2 KiB of a response body, read for at most SNIPPET_READ_MS; the rest is discarded. */
+async function readSnippet(body: Readable): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const timer = setTimeout(() => body.destroy(), SNIPPET_READ_MS);
+  try {
+    for await (const chunk of body as AsyncIterable<Buffer>) {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size >= SNIPPET_BYTES) break; // leaving the loop destroys the body and its connection
+    }
+  } catch {
+    // cut short: keep what arrived
+  } finally {
+    clearTimeout(timer);
+  }
+  return Buffer.concat(chunks).subarray(0, SNIPPET_BYTES).toString('utf8');
+}
+
+export function createSender(options: {
+  timeoutMs: number;
+  allowPrivateNetworks: boolean;
+  userAgent?: string;
+  connectionsPerOrigin?: number;
+  lookup?: typeof dnsLookup;
+}): Sender {
+  const { timeoutMs, allowPrivateNetworks, userAgent = 'clipgate-webhooks/0.1' } = options;
+  const lookup = options.lookup ?? dnsLookup;
+  const connector = buildConnector({
+    timeout: timeoutMs,
+    lookup: allowPrivateNetworks ? lookup : checkedLookup(lookup),
+  });
+  // No redirect interceptor: 3xx responses are returned, never followed.
+  const agent = new Agent({
+    connections: options.connectionsPerOrigin ?? 8,
+    connect(connectOptions, callback) {
+      // IP literals are connected to without a lookup, so they are checked here.
+      const { hostname } = connectOptions;
+      const range = allowPrivateNetworks || isIP(hostname) === 0 ? null : classifyAddress(hostname);
+      if (range !== null) callback(new BlockedAddressError(hostname, hostname, range), null);
+      else connector(connectOptions, callback);
+    },
+  });
+
+  async function send(args: Parameters<Sender['send']>[0]): Promise<AttemptResult> {
+    const started = performance.now();
+    const result = (
+      fields: Pick<AttemptResult, 'outcome' | 'status' | 'error' | 'errorMessage'>,
+      responseSnippet = '',
+    ): AttemptResult => ({
+      ...fields,
+      durationMs: Math.round(performance.now() - started),
+      responseSnippet,
+    });
+
+    // One budget for lookup, connect, TLS, request and response headers. Undici only notices an
+    // abort once a connection is established, so the wait itself is cut here as well.
+    const budget = new AbortController();
+    const timer = setTimeout(
+      () => budget.abort(new AttemptTimeoutError(`no response within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+    try {
+      const url = new URL(args.url);
+      const headers = notificationHeaders({
+        body: args.body,
+        authKey: args.authKey,
+        webhookId: args.webhookId,
+        timestamp: Math.floor(Date.now() / 1000),
+        userAgent,
+      });
+      const request = agent.request({
+        origin: url.origin,
+        path: url.pathname + url.search,
+        method: 'POST',
+        headers,
+        body: args.body,
+        signal: budget.signal,
+      });
+      const response = await Promise.race([
+        request,
+        new Promise<never>((_, reject) => {
+          budget.signal.addEventListener('abort', () => reject(budget.signal.reason as Error));
+        }),
+      ]);
+      clearTimeout(timer);
+      const status = response.statusCode;
+      const snippet = await readSnippet(response.body);
+      const outcome =
+        status >= 200 && status < 300 ? 'accepted' : status === 410 ? 'gone' : 'failed';
+      return result({ outcome, status, error: null, errorMessage: null }, snippet);
+    } catch (err) {
+      return result({
+        outcome: 'failed',
+        status: null,
+        error: classifyError(err),
+        errorMessage: describe(err),
+      });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  return { send, close: () => agent.close() };
+}

@@ -1,0 +1,90 @@
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { buildApp, type App } from '../../src/app.ts';
+import { signDevToken } from '../../src/accounts/auth.ts';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { createLogger } from '../../src/logger.ts';
+
+export type Backend = 'pglite' | 'postgres';
+
+if (process.env.CI && !process.env.TEST_DATABASE_URL) {
+  throw new Error('CI must set TEST_DATABASE_URL: the suite runs on PGlite and PostgreSQL');
+}
+
+/** Every suite runs on the embedded database, and on PostgreSQL when TEST_DATABASE_URL is set. */
+export const backends: Backend[] = process.env.TEST_DATABASE_URL
+  ? ['pglite', 'postgres']
+  : ['pglite'];
+
+export const TEST_SECRET = 'clipgate-test-secret-0123456789abcdef';
+
+/** A fresh, empty PostgreSQL database on the test server, dropped by the returned function. */
+export async function freshPostgres(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const admin = process.env.TEST_DATABASE_URL!;
+  const name = `clipgate_test_${randomUUID().replace(/-/g, '')}`;
+  const client = new pg.Client({ connectionString: admin });
+  await client.connect();
+  await client.query(`CREATE DATABASE ${name}`);
+  await client.end();
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: admin });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+export interface TestApp {
+  app: App;
+  url: string;
+  config: Config;
+  /** A dev token for a subject with the given short scope names. */
+  token(scopes: string[], subject?: string, clientId?: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** Starts the whole service on a loopback port, on its own fresh database. */
+export async function startApp(
+  backend: Backend,
+  env: Record<string, string> = {},
+): Promise<TestApp> {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'clipgate-test-'));
+  const pgdb = backend === 'postgres' ? await freshPostgres() : undefined;
+  const config = loadConfig({
+    PORT: '0',
+    DATA_DIR: dataDir,
+    AUTH_DEV_SECRET: TEST_SECRET,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    ...(pgdb && { DATABASE_URL: pgdb.url }),
+    ...env,
+  });
+  const app = await buildApp(config, {
+    logger: createLogger(config.logLevel),
+    embeddedDir: 'memory://',
+  });
+  await app.listen();
+  return {
+    app,
+    url: app.url(),
+    config,
+    token: (scopes, subject = 'user-1', clientId = 'client-1') =>
+      signDevToken(TEST_SECRET, {
+        sub: subject,
+        clientId,
+        scopes: scopes.map((s) => `${config.scopePrefix}:${s}`),
+      }),
+    close: async () => {
+      await app.close();
+      await pgdb?.drop();
+      await fs.rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,161 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { backends, startApp, type TestApp } from '../helpers/app.ts';
+import { rest } from '../helpers/client.ts';
+import { seedAccessory } from '../helpers/fixtures.ts';
+
+describe.each(backends)('HTTP errors on %s', (backend) => {
+  let t: TestApp;
+  let reader: string;
+  let accessoryId: string;
+  beforeAll(async () => {
+    t = await startApp(backend);
+    accessoryId = (await seedAccessory(t)).accessoryId;
+    reader = await t.token(['activities_basic']);
+  });
+  afterAll(() => t.close());
+
+  const listPath = () => `/api/accessories/${accessoryId}/activities`;
+
+  it('answers 401 with WWW-Authenticate for missing or bad tokens', async () => {
+    for (const auth of [undefined, 'Basic abc', 'Bearer', 'Bearer not.a.jwt']) {
+      const res = await fetch(t.url + listPath(), {
+        method: 'POST',
+        headers: auth ? { authorization: auth } : {},
+      });
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe(
+        'UNAUTHENTICATED',
+      );
+    }
+    const gql = await fetch(`${t.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ viewer { clientId } }' }),
+    });
+    expect(gql.status).toBe(401);
+    expect(gql.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    const body = (await gql.json()) as { errors: { extensions: { code: string } }[] };
+    expect(body.errors[0]!.extensions.code).toBe('UNAUTHENTICATED');
+  });
+
+  it('answers 403 naming the missing scope', async () => {
+    const notifier = await t.token(['notifications']);
+    const res = await rest(t.url, notifier, 'POST', listPath(), {});
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe('PERMISSION_DENIED');
+    expect(res.headers.get('www-authenticate')).toBe(
+      'Bearer error="insufficient_scope", scope="service:activities_basic"',
+    );
+  });
+
+  it('hides other accounts: 404 for their accessories and unknown ones', async () => {
+    const stranger = await t.token(['activities_basic'], 'someone-else');
+    expect((await rest(t.url, stranger, 'POST', listPath(), {})).status).toBe(404);
+    const unknown = await rest(
+      t.url,
+      reader,
+      'POST',
+      `/api/accessories/${crypto.randomUUID()}/activities`,
+      {},
+    );
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.code).toBe('NOT_FOUND');
+    expect(
+      (await rest(t.url, reader, 'POST', '/api/accessories/not-a-uuid/activities', {})).status,
+    ).toBe(404);
+    expect((await rest(t.url, reader, 'GET', `${listPath()}/20260101T000000Z`)).status).toBe(404);
+    expect((await rest(t.url, reader, 'GET', '/api/nothing-here')).status).toBe(404);
+    expect((await rest(t.url, reader, 'DELETE', listPath())).status).toBe(405);
+  });
+
+  it('answers 415 for a body that is not JSON and 400 for malformed JSON', async () => {
+    const post = (body: string, type?: string) =>
+      fetch(t.url + listPath(), {
+        method: 'POST',
+        headers: { authorization: `Bearer ${reader}`, ...(type && { 'content-type': type }) },
+        body,
+      });
+    expect((await post('limit=3', 'application/x-www-form-urlencoded')).status).toBe(415);
+    expect((await post('{"limit":3}', 'text/plain')).status).toBe(415);
+    expect((await post('{"limit":3}', 'application/json; charset=utf-8')).status).toBe(200);
+    const bad = await post('{"limit":', 'application/json');
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: { code: string } }).error.code).toBe('INVALID_ARGUMENT');
+    expect((await post('[1,2]', 'application/json')).status).toBe(400);
+    expect((await post('null', 'application/json')).status).toBe(400);
+  });
+
+  it('answers 413 over the body limit', async () => {
+    const res = await fetch(t.url + listPath(), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${reader}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ filter: 'x'.repeat(70 * 1024) }),
+    });
+    expect(res.status).toBe(413);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe(
+      'PAYLOAD_TOO_LARGE',
+    );
+  });
+
+  it('never answers 5xx to random REST bodies or GraphQL variables', async () => {
+    const gqlQuery = `query Q($id: ID!, $first: Int, $after: String, $last: Int, $before: String, $since: String, $filter: String) {
+      accessory(id: $id) { activities(first: $first, after: $after, last: $last, before: $before, since: $since, filter: $filter) { edges { cursor } nextStartActivityId } } }`;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          fc.jsonValue(),
+          fc.record(
+            {
+              scanDirectionNewer: fc.oneof(fc.boolean(), fc.jsonValue()),
+              startActivityId: fc.oneof(
+                fc.string(),
+                fc.constant('20261121T000000Z'),
+                fc.jsonValue(),
+              ),
+              operator: fc.oneof(fc.constantFrom('<', '<=', '>', '>=', '=', ''), fc.jsonValue()),
+              limit: fc.oneof(fc.integer(), fc.double(), fc.jsonValue()),
+              filter: fc.oneof(fc.string(), fc.jsonValue()),
+              extraFields: fc.oneof(
+                fc.array(fc.constantFrom('motionZones', 'media', 'x')),
+                fc.jsonValue(),
+              ),
+            },
+            { requiredKeys: [] },
+          ),
+        ),
+        fc.record(
+          {
+            id: fc.oneof(fc.uuid(), fc.string(), fc.constant(accessoryId), fc.jsonValue()),
+            first: fc.oneof(fc.integer(), fc.jsonValue()),
+            after: fc.oneof(fc.string(), fc.jsonValue()),
+            last: fc.oneof(fc.integer({ min: -5, max: 200 }), fc.jsonValue()),
+            before: fc.string(),
+            since: fc.oneof(fc.string(), fc.constant('20261121T000000Z')),
+            filter: fc.oneof(fc.string(), fc.constant('relevanceLevel >= 1')),
+          },
+          { requiredKeys: [] },
+        ),
+        async (body, variables) => {
+          const r = await fetch(t.url + listPath(), {
+            method: 'POST',
+            headers: { authorization: `Bearer ${reader}`, 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+          });
+          expect(r.status).toBeLessThan(500);
+          await r.arrayBuffer();
+          const g = await fetch(`${t.url}/graphql`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${reader}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ query: gqlQuery, variables: { id: accessoryId, ...variables } }),
+          });
+          expect(g.status).toBeLessThan(500);
+          const json = (await g.json()) as { errors?: { extensions?: { code?: string } }[] };
+          for (const e of json.errors ?? []) expect(e.extensions?.code).not.toBe('INTERNAL');
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+});

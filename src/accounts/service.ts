@@ -88,16 +88,20 @@ export class AccountService {
     return (await this.get(accountId))!;
   }
 
-  /** Records `account_deleted` and removes the account's data, in one transaction. */
+  /**
+   * Records `account_deleted` (its deliveries are queued with it, while the registrations still
+   * exist) and then removes the account's data, in one transaction.
+   */
   async delete(accountId: string): Promise<void> {
-    await this.db.prisma.$transaction(async (tx) => {
-      const { count } = await tx.account.deleteMany({ where: { id: accountId } });
-      if (count === 0) throw notFound('account');
-      await recordEvents(tx, [
+    const stored = await this.db.prisma.$transaction(async (tx) => {
+      const events = await recordEvents(tx, [
         { accountId, accessoryId: null, eventType: 'account_deleted', eventData: {} },
       ]);
+      const { count } = await tx.account.deleteMany({ where: { id: accountId } });
+      if (count === 0) throw notFound('account');
+      return events;
     });
     this.#bySubject.deleteWhere((a) => a.accountId === accountId);
-    this.signal.committed();
+    this.signal.committed(stored);
   }
 }

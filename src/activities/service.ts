@@ -176,17 +176,16 @@ export class ActivityService {
   ): Promise<ActivityRecord> {
     const accessory = await this.accessories.get(accessoryId);
     if (!accessory) throw notFound('accessory');
-    const result = await this.db.prisma.$transaction(async (tx) => {
+    const { result, stored } = await this.db.prisma.$transaction(async (tx) => {
       await tx.$queryRaw`SELECT 1 FROM accessories WHERE id = ${accessoryId}::uuid FOR UPDATE`;
       const newest = await tx.activity.findFirst({
         where: { accessoryId },
         orderBy: { activityId: 'desc' },
       });
       const { result, events } = await body(tx, accessory, newest);
-      await recordEvents(tx, events);
-      return result;
+      return { result, stored: await recordEvents(tx, events) };
     });
-    this.signal.committed();
+    this.signal.committed(stored);
     return result;
   }
 }

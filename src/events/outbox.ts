@@ -1,14 +1,15 @@
 import type { Tx } from '../storage/database.ts';
-import type { NewEvent } from './types.ts';
+import type { NewEvent, StoredEvent } from './types.ts';
 
 /**
  * Writes events into the event log inside the caller's transaction, so an event exists exactly
- * when the change that caused it committed. Whoever commits calls `EventSignal.committed()`
- * afterwards so that readers of the log (dispatcher, subscriptions) look at once.
+ * when the change that caused it committed. Whoever commits hands the returned events to
+ * `EventSignal.committed()` afterwards, so that readers (webhook dispatcher, subscriptions)
+ * act at once.
  */
-export async function recordEvents(tx: Tx, events: NewEvent[]): Promise<void> {
-  if (events.length === 0) return;
-  await tx.event.createMany({
+export async function recordEvents(tx: Tx, events: NewEvent[]): Promise<StoredEvent[]> {
+  if (events.length === 0) return [];
+  const rows = await tx.event.createManyAndReturn({
     data: events.map((e) => ({
       accountId: e.accountId,
       accessoryId: e.accessoryId,
@@ -16,18 +17,24 @@ export async function recordEvents(tx: Tx, events: NewEvent[]): Promise<void> {
       eventData: e.eventData as object,
     })),
   });
+  return rows.map((row, i) => ({
+    ...events[i]!,
+    eventId: String(row.id),
+    occurredAt: row.occurredAt,
+  }));
 }
 
-/** In-process wake-up for readers of the event log after a commit. */
+/** In-process notice of committed events, in commit order per accessory. */
 export class EventSignal {
-  readonly #listeners = new Set<() => void>();
+  readonly #listeners = new Set<(events: StoredEvent[]) => void>();
 
-  subscribe(listener: () => void): () => void {
+  subscribe(listener: (events: StoredEvent[]) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }
 
-  committed(): void {
-    for (const listener of this.#listeners) listener();
+  committed(events: StoredEvent[]): void {
+    if (events.length === 0) return;
+    for (const listener of this.#listeners) listener(events);
   }
 }

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { useGraphQlJit } from '@envelop/graphql-jit';
 import { createYoga } from 'graphql-yoga';
 import { AccessoryService } from './accessories/service.ts';
 import { accessoryRoutes } from './accessories/rest.ts';
@@ -81,6 +82,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       }
     },
     maskedErrors: { maskError: (error) => toGraphQLError(error, logger) },
+    // Compiles each operation once into a specialized function: several times faster than the
+    // generic executor on the listing pages.
+    plugins: [useGraphQlJit()],
   });
 
   let draining = false;

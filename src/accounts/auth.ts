@@ -3,6 +3,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createRemoteJWKSet, errors, jwtVerify, SignJWT } from 'jose';
 import type { JWSAlgorithm, JWTVerifyGetKey, KeyInput } from 'jose';
+import { TtlCache } from '../cache.ts';
 import type { AuthConfig } from '../config.ts';
 import { AppError, permissionDenied, unauthenticated } from '../errors.ts';
 import { fullScopeName, heldScopes } from './scopes.ts';
@@ -39,6 +40,8 @@ const CLOCK_TOLERANCE_SECONDS = 5;
 const UPSTREAM_TIMEOUT_MS = 3000;
 const INTROSPECTION_CACHE_MS = 5 * 60 * 1000;
 const INTROSPECTION_CACHE_ENTRIES = 10_000;
+const VERIFIED_CACHE_MS = 5 * 60 * 1000;
+const VERIFIED_CACHE_ENTRIES = 10_000;
 const ASYMMETRIC_ALGORITHMS: JWSAlgorithm[] = [
   'RS256',
   'RS384',
@@ -270,7 +273,17 @@ async function tokenValidator(
           audience: auth.audience,
         })
       : jwtValidator(await devSecret(dataDir, auth.secret, logger), { algorithms: ['HS256'] });
-  return async (token) => principalOf(await validate(token), scopePrefix);
+  // A verified JWT stays valid until it expires: remember it, so that a client's requests do
+  // not pay a signature check each.
+  const verified = new TtlCache<string, Principal>(VERIFIED_CACHE_MS, VERIFIED_CACHE_ENTRIES);
+  return async (token) => {
+    const known = verified.get(token);
+    if (known) return known;
+    const principal = principalOf(await validate(token), scopePrefix);
+    const left = (principal.expiresAt ?? 0) * 1000 - Date.now();
+    if (left > 0) verified.set(token, principal, Math.min(VERIFIED_CACHE_MS, left));
+    return principal;
+  };
 }
 
 export async function createAuthenticator(options: {

@@ -25,12 +25,9 @@ export function toGraphQLError(error: unknown, logger: Logger): GraphQLError {
     });
   }
   if (graphqlError && (!original || original instanceof GraphQLError)) {
-    if (
-      graphqlError.extensions.code &&
-      graphqlError.extensions.code !== 'GRAPHQL_VALIDATION_FAILED'
-    ) {
-      return graphqlError;
-    }
+    // The compiled executor's errors may come without an extensions object.
+    const code = graphqlError.extensions?.code;
+    if (code && code !== 'GRAPHQL_VALIDATION_FAILED') return graphqlError;
     return new GraphQLError(graphqlError.message, {
       ...location,
       extensions: { ...graphqlError.extensions, code: 'INVALID_ARGUMENT' },

@@ -1,0 +1,27 @@
+// The ceiling for bench/list: the same keyset query as the service's listing, through pg, served
+// by a bare Node HTTP handler with no auth, validation, GraphQL or REST layer.
+import http from 'node:http';
+import pg from 'pg';
+
+const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
+const SQL = `SELECT accessory_id AS "accessoryId", activity_id AS "activityId", start_time AS "startTime",
+  end_time AS "endTime", playback_duration AS "playbackDuration", relevance_level AS "relevanceLevel",
+  motion_zones AS "motionZones", object_locations AS "objectLocations"
+  FROM activities WHERE accessory_id = $1 AND activity_id >= $2 AND activity_id < $3
+  ORDER BY activity_id DESC LIMIT $4`;
+
+const server = http.createServer(async (req, res) => {
+  const url = new URL(req.url!, 'http://x');
+  const { rows } = await pool.query(SQL, [
+    url.searchParams.get('a'),
+    '00000000T000000Z',
+    url.searchParams.get('start') ?? '99999999T999999Z',
+    21,
+  ]);
+  const body = JSON.stringify({ activities: rows.slice(0, 20) });
+  res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+});
+server.listen(0, '127.0.0.1', () => {
+  console.log(JSON.stringify({ port: (server.address() as { port: number }).port }));
+});
+process.on('SIGTERM', () => server.close(() => pool.end().then(() => process.exit(0))));

@@ -1,0 +1,78 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+
+export interface LoadResult {
+  requests: number;
+  rps: number;
+  p50: number;
+  p99: number;
+}
+
+/**
+ * A closed-loop load: `concurrency` workers each issue the next request as soon as the previous
+ * one is answered, for `durationMs` after a short warm-up. Latencies in milliseconds.
+ */
+export async function load(
+  concurrency: number,
+  durationMs: number,
+  request: (i: number) => Promise<void>,
+  warmupMs = 1000,
+): Promise<LoadResult> {
+  const latencies: number[] = [];
+  let counter = 0;
+  const worker = async (until: number, record: boolean) => {
+    while (performance.now() < until) {
+      const started = performance.now();
+      await request(counter++);
+      if (record) latencies.push(performance.now() - started);
+    }
+  };
+  const warmEnd = performance.now() + warmupMs;
+  await Promise.all(Array.from({ length: concurrency }, () => worker(warmEnd, false)));
+  const start = performance.now();
+  const end = start + durationMs;
+  await Promise.all(Array.from({ length: concurrency }, () => worker(end, true)));
+  const elapsed = performance.now() - start;
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) =>
+    latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!;
+  return {
+    requests: latencies.length,
+    rps: (latencies.length / elapsed) * 1000,
+    p50: at(0.5),
+    p99: at(0.99),
+  };
+}
+
+export const fmt = (r: LoadResult) =>
+  `${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50.toFixed(2).padStart(6)} ms  p99 ${r.p99.toFixed(2).padStart(6)} ms`;
+
+/** Starts a Node child process running a TypeScript file; resolves once it prints `{"port":N}`-bearing JSON. */
+export async function startServer(
+  file: string,
+  env: Record<string, string>,
+): Promise<{ port: number; child: ChildProcess; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', file], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    let buffer = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString();
+      const m = /"port":(\d+)/.exec(buffer);
+      if (m) resolve(Number(m[1]));
+    });
+    child.once('exit', (code) => reject(new Error(`${file} exited with ${code}`)));
+  });
+  child.stdout!.resume();
+  return {
+    port,
+    child,
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}

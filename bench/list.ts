@@ -1,0 +1,174 @@
+// bench/list: listing throughput and latency on 1,000,000 activities over 100 accessories in
+// the local PostgreSQL. Prints req/s and p50/p99 for a 20-item page (first page and 10,000 deep)
+// over REST and GraphQL, beside the same keyset query straight through pg and served by a bare
+// Node HTTP handler, with the ratios, all measured in this one run.
+//
+//   npm run bench:list [-- --seconds 5 --concurrency 16]
+//   BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) names the server; the
+//   data set lives in its database clipgate_bench_list and is reused when already seeded.
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { Pool } from 'undici';
+import { signDevToken } from '../src/accounts/auth.ts';
+import { seedActivities } from '../src/activities/seed.ts';
+import { createLogger } from '../src/logger.ts';
+import { openDatabase } from '../src/storage/database.ts';
+import { fmt, load, startServer, type LoadResult } from './lib/load.ts';
+
+const { values } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '5' },
+    concurrency: { type: 'string', default: '16' },
+    accessories: { type: 'string', default: '100' },
+    activities: { type: 'string', default: '10000' },
+  },
+});
+const seconds = Number(values.seconds);
+const concurrency = Number(values.concurrency);
+const ACCESSORIES = Number(values.accessories);
+const PER_ACCESSORY = Number(values.activities);
+const DEPTH = Math.min(10_000, PER_ACCESSORY) - 20;
+
+const serverUrl = new URL(
+  process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
+);
+const admin = new pg.Client({ connectionString: serverUrl.toString() });
+await admin.connect();
+const exists = await admin.query("SELECT 1 FROM pg_database WHERE datname = 'clipgate_bench_list'");
+if (exists.rowCount === 0) await admin.query('CREATE DATABASE clipgate_bench_list');
+await admin.end();
+const databaseUrl = new URL(serverUrl);
+databaseUrl.pathname = '/clipgate_bench_list';
+
+const db = await openDatabase({
+  databaseUrl: databaseUrl.toString(),
+  embeddedDir: 'memory://',
+  logger: createLogger('warn'),
+});
+const seedStart = Date.now();
+const { accessoryIds } = await seedActivities(db, {
+  subject: 'bench',
+  accessories: ACCESSORIES,
+  activities: PER_ACCESSORY,
+  spacingSeconds: 60,
+  retentionDays: 3650,
+});
+await db.pool.query('VACUUM ANALYZE activities');
+const total = (await db.pool.query<{ n: string }>('SELECT count(*) AS n FROM activities')).rows[0]!
+  .n;
+console.log(
+  `data set: ${total} activities over ${accessoryIds.length} accessories (ready in ${((Date.now() - seedStart) / 1000).toFixed(1)} s)`,
+);
+
+// The id 10,000 activities deep of each accessory: a page starting there is a deep page.
+const deepStart = new Map<string, string>();
+for (const id of accessoryIds) {
+  const { rows } = await db.pool.query<{ activity_id: string }>(
+    'SELECT activity_id FROM activities WHERE accessory_id = $1 ORDER BY activity_id DESC OFFSET $2 LIMIT 1',
+    [id, DEPTH],
+  );
+  deepStart.set(id, rows[0]!.activity_id);
+}
+const pick = (i: number) => accessoryIds[i % accessoryIds.length]!;
+const duration = seconds * 1000;
+const results: Record<string, LoadResult> = {};
+const report = (name: string, r: LoadResult) => {
+  results[name] = r;
+  console.log(`${name.padEnd(28)} ${fmt(r)}`);
+};
+
+const SECRET = 'bench-secret-0123456789abcdef0123456789';
+const token = await signDevToken(SECRET, {
+  sub: 'bench',
+  clientId: 'bench',
+  scopes: ['service:activities_basic'],
+  ttlSeconds: 3600,
+});
+const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+
+async function drive(
+  port: number,
+  name: string,
+  request: (http: Pool, i: number) => Promise<void>,
+) {
+  const http = new Pool(`http://127.0.0.1:${port}`, { connections: concurrency });
+  report(name, await load(concurrency, duration, (i) => request(http, i)));
+  await http.close();
+}
+
+async function post(http: Pool, path: string, body: unknown): Promise<void> {
+  const res = await http.request({
+    method: 'POST',
+    path,
+    headers: auth,
+    body: JSON.stringify(body),
+  });
+  const text = await res.body.text();
+  if (res.statusCode !== 200) throw new Error(`${path}: ${res.statusCode} ${text}`);
+}
+
+const PAGE = `query Page($id: ID!, $after: String) { accessory(id: $id) { activities(first: 20, after: $after) {
+  edges { cursor node { activityId accessoryId startTime endTime playbackDuration relevanceLevel inProgress } }
+  pageInfo { hasNextPage endCursor } nextStartActivityId } } }`;
+
+console.log(`\n${concurrency} concurrent clients, ${seconds} s per figure\n`);
+const service = await startServer('src/main.ts', {
+  DATABASE_URL: databaseUrl.toString(),
+  PORT: '0',
+  AUTH_DEV_SECRET: SECRET,
+  LOG_LEVEL: 'info',
+  RETENTION_SWEEP_MS: '86400000',
+});
+const listPath = (a: string) => `/api/accessories/${a}/activities`;
+await drive(service.port, 'REST first page', (h, i) => post(h, listPath(pick(i)), { limit: 20 }));
+await drive(service.port, 'REST page 10,000 deep', (h, i) =>
+  post(h, listPath(pick(i)), { limit: 20, startActivityId: deepStart.get(pick(i)), operator: '<' }),
+);
+await drive(service.port, 'GraphQL first page', (h, i) =>
+  post(h, '/graphql', { query: PAGE, variables: { id: pick(i) } }),
+);
+await drive(service.port, 'GraphQL page 10,000 deep', (h, i) =>
+  post(h, '/graphql', { query: PAGE, variables: { id: pick(i), after: deepStart.get(pick(i)) } }),
+);
+await service.stop();
+
+const bare = await startServer('bench/bare-list-server.ts', {
+  DATABASE_URL: databaseUrl.toString(),
+});
+const get = async (h: Pool, path: string) => {
+  const res = await h.request({ method: 'GET', path });
+  await res.body.text();
+};
+await drive(bare.port, 'bare pg + HTTP first page', (h, i) => get(h, `/?a=${pick(i)}`));
+await drive(bare.port, 'bare pg + HTTP deep page', (h, i) =>
+  get(h, `/?a=${pick(i)}&start=${deepStart.get(pick(i))}`),
+);
+await bare.stop();
+
+const direct = new pg.Pool({ connectionString: databaseUrl.toString(), max: concurrency });
+const KEYSET = `SELECT activity_id, start_time, end_time, relevance_level FROM activities
+  WHERE accessory_id = $1 AND activity_id < $2 ORDER BY activity_id DESC LIMIT 21`;
+report(
+  'pg keyset query, first',
+  await load(concurrency, duration, async (i) => {
+    await direct.query(KEYSET, [pick(i), '99999999T999999Z']);
+  }),
+);
+report(
+  'pg keyset query, deep',
+  await load(concurrency, duration, async (i) => {
+    await direct.query(KEYSET, [pick(i), deepStart.get(pick(i))]);
+  }),
+);
+await direct.end();
+await db.close();
+
+const ratio = (a: string, b: string, f: (r: LoadResult) => number) =>
+  (f(results[a]!) / f(results[b]!)).toFixed(2);
+console.log(`
+ratios (target in brackets)
+  REST deep / first page p50 latency        ${ratio('REST page 10,000 deep', 'REST first page', (r) => r.p50)}  [<= 1.2]
+  GraphQL deep / first page p50 latency     ${ratio('GraphQL page 10,000 deep', 'GraphQL first page', (r) => r.p50)}  [<= 1.2]
+  GraphQL / bare pg+HTTP throughput         ${ratio('GraphQL first page', 'bare pg + HTTP first page', (r) => r.rps)}  [>= 0.5]
+  REST / bare pg+HTTP throughput            ${ratio('REST first page', 'bare pg + HTTP first page', (r) => r.rps)}
+  bare pg+HTTP / pg query throughput        ${ratio('bare pg + HTTP first page', 'pg keyset query, first', (r) => r.rps)}`);

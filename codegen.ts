@@ -7,11 +7,11 @@ import type { CodegenConfig } from '@graphql-codegen/cli';
  */
 const config: CodegenConfig = {
   schema: 'schema.graphql',
-  documents: ['test/**/*.ts', '!test/generated/**'],
   ignoreNoDocuments: true,
   emitLegacyCommonJSImports: false,
   generates: {
     'test/generated/': {
+      documents: ['test/**/*.ts', '!test/generated/**'],
       preset: 'client',
       presetConfig: { fragmentMasking: false },
       config: {

@@ -2,7 +2,16 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', 'src/generated/', 'test/generated/'] },
+  {
+    ignores: [
+      'node_modules/',
+      'data/',
+      'src/generated/',
+      'test/generated/',
+      'web/dist/',
+      'web/src/generated/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

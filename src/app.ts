@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { useGraphQlJit } from '@envelop/graphql-jit';
+import { getOperationAST } from 'graphql';
 import { createYoga } from 'graphql-yoga';
 import { AccessoryService } from './accessories/service.ts';
 import { accessoryRoutes } from './accessories/rest.ts';
@@ -15,13 +16,24 @@ import type { Config } from './config.ts';
 import { authenticate, type RequestContext, type Services } from './context.ts';
 import { AppError } from './errors.ts';
 import { EventSignal } from './events/outbox.ts';
+import { createEventBus } from './events/pubsub.ts';
+import { LiveEvents } from './events/subscriptions.ts';
 import { requestError, toGraphQLError } from './graphql/errors.ts';
 import { schema } from './graphql/schema.ts';
+import { attachWebSockets } from './graphql/ws.ts';
 import { createMetrics } from './http/metrics.ts';
 import { openApiDocument } from './http/openapi.ts';
 import { RestRouter } from './http/rest.ts';
 import { createLogger, type Logger } from './logger.ts';
+import { handleMediaRequest, mediaOpenApi } from './media/routes.ts';
+import { MediaService } from './media/service.ts';
+import { Dispatcher } from './notifications/dispatcher.ts';
+import { notificationRoutes } from './notifications/rest.ts';
+import { createSecretBox, loadSecretsKey } from './notifications/secrets.ts';
+import { NotificationService } from './notifications/service.ts';
 import { openDatabase } from './storage/database.ts';
+import { zoneRoutes } from './zones/rest.ts';
+import { ZoneService } from './zones/service.ts';
 
 export interface App {
   services: Services;
@@ -55,26 +67,71 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   });
   const signal = new EventSignal();
   const accessories = new AccessoryService(db);
+  const media = await MediaService.create(db, config, logger);
+  const secrets = createSecretBox(
+    (await loadSecretsKey(config.dataDir, config.webhook.secretsKey, logger)).key,
+  );
+  const notifications = new NotificationService(db, config.webhook, secrets);
+  const metrics = createMetrics();
+  // Live events (GraphQL subscriptions): committed events go to the pub/sub (Redis when
+  // REDIS_URL is set), which feeds the subscribers of every instance.
+  const live = new LiveEvents({
+    db,
+    bus: await createEventBus(config.redisUrl, logger),
+    logger,
+    metrics,
+    retentionHours: config.eventLogRetentionHours,
+    ...config.live,
+  });
+  signal.subscribe((events) => live.publish(events));
   const services: Services = {
     config,
     logger,
     db,
     auth,
     signal,
+    live,
     accounts: new AccountService(db, signal),
     accessories,
     activities: new ActivityService(db, accessories, signal),
+    media,
+    notifications,
+    zones: new ZoneService(db, accessories, signal),
   };
 
-  const metrics = createMetrics();
-  const router = new RestRouter([...accountRoutes, ...accessoryRoutes, ...activityRoutes]);
-  const openapi = JSON.stringify(openApiDocument(router.routes, config.scopePrefix));
-  const yoga = createYoga<{ req: http.IncomingMessage; res: http.ServerResponse }, RequestContext>({
+  // Webhook delivery (src/notifications/dispatcher.ts): starts now, resumes what is pending.
+  const dispatcher = new Dispatcher({
+    db,
+    webhook: config.webhook,
+    secrets,
+    logger,
+    signal,
+    metrics,
+    purgeIntervalMs: config.retentionSweepMs,
+  });
+  notifications.onQueued(() => dispatcher.wake());
+  dispatcher.start();
+  const router = new RestRouter([
+    ...accountRoutes,
+    ...accessoryRoutes,
+    ...activityRoutes,
+    ...zoneRoutes,
+    ...notificationRoutes,
+  ]);
+  const openapi = JSON.stringify(
+    openApiDocument(router.routes, config.scopePrefix, mediaOpenApi(config.scopePrefix)),
+  );
+  const yoga = createYoga<
+    // wsContext: a graphql-ws connection authenticated once, in connection_init (graphql/ws.ts).
+    { req: http.IncomingMessage; res: http.ServerResponse; wsContext?: RequestContext },
+    RequestContext
+  >({
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
     logging: false,
-    context: async ({ request }) => {
+    context: async ({ request, wsContext }) => {
+      if (wsContext) return wsContext;
       try {
         return await authenticate(services, request.headers.get('authorization'));
       } catch (err) {
@@ -84,7 +141,17 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     maskedErrors: { maskError: (error) => toGraphQLError(error, logger) },
     // Compiles each operation once into a specialized function: several times faster than the
     // generic executor on the listing pages.
-    plugins: [useGraphQlJit()],
+    // Not subscriptions: graphql-jit 0.8 hands a subscription field's `subscribe` the operation's
+    // variables instead of the field's arguments; those run on graphql-js.
+    plugins: [
+      useGraphQlJit(
+        {},
+        {
+          enableIf: (args) =>
+            getOperationAST(args.document, args.operationName)?.operation !== 'subscription',
+        },
+      ),
+    ],
   });
 
   let draining = false;
@@ -119,6 +186,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       res.end(openapi);
       return pathname;
     }
+    // Media streams raw bytes (ranges, signed URLs) instead of JSON: its own small router.
+    const mediaRoute = await handleMediaRequest(services, req, res, pathname);
+    if (mediaRoute) return mediaRoute;
     const match = router.match(req.method ?? 'GET', pathname);
     const result = await router.handle(services, req, match);
     send(res, result.status ?? 200, result.body);
@@ -146,14 +216,36 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     );
   });
 
+  // GraphQL over WebSocket on /graphql, through the same Yoga envelop as HTTP.
+  const sockets = attachWebSockets({
+    server,
+    getEnveloped: (initialContext) => yoga.getEnveloped(initialContext),
+    services,
+    config: config.live,
+    maxPayloadBytes: config.maxBodyBytes,
+    metrics,
+    logger,
+    draining: () => draining,
+  });
+
   const sweep = async () => {
+    try {
+      const events = await live.purge();
+      if (events > 0) logger.info({ events }, 'purged events past the event log retention');
+    } catch (err) {
+      logger.error({ err }, 'event log purge failed');
+    }
     try {
       const purged = await purgeExpiredActivities(db);
       if (purged > 0) logger.info({ purged }, 'purged activities past retention');
+      // Their media rows went with them; the trigger queued the objects: delete them now.
+      const cleared = await media.collectGarbage();
+      if (cleared > 0) logger.info({ cleared }, 'deleted media no longer referenced');
     } catch (err) {
       logger.error({ err }, 'retention sweep failed');
     }
   };
+  await media.start(signal);
   const sweeper = setInterval(sweep, config.retentionSweepMs);
   sweeper.unref();
   void sweep();
@@ -183,10 +275,24 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       (closing ??= (async () => {
         draining = true;
         clearInterval(sweeper);
+        // No new claims from now on; attempts in flight finish before the database closes.
+        const dispatcherStopped = dispatcher.close();
+        // WebSockets close (1001) and SSE streams complete, or server.close would wait on them.
+        await sockets.close();
+        live.drain();
         await new Promise<void>((resolve) => {
-          server.close(() => resolve());
+          // Responses that finish meanwhile (the SSE streams just ended) leave idle keep-alive
+          // connections behind, which would hold server.close until their timeout.
+          const idle = setInterval(() => server.closeIdleConnections(), 50);
+          server.close(() => {
+            clearInterval(idle);
+            resolve();
+          });
           server.closeIdleConnections();
         });
+        await live.close();
+        await media.close();
+        await dispatcherStopped;
         await db.close();
       })()),
   };

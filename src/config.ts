@@ -13,6 +13,56 @@ export interface Config {
   auth: AuthConfig;
   webhook: WebhookConfig;
   retentionSweepMs: number;
+  /** `EVENT_LOG_RETENTION_HOURS`: how long the event log keeps events for resuming subscriptions. */
+  eventLogRetentionHours: number;
+  live: LiveConfig;
+  /** `PUBLIC_BASE_URL`: makes media URLs absolute (e.g. `https://api.example.com`); unset: root-relative. */
+  publicBaseUrl: string | undefined;
+  media: MediaConfig;
+}
+
+export interface S3Config {
+  bucket: string;
+  endpoint: string | undefined;
+  region: string;
+  accessKeyId: string | undefined;
+  secretAccessKey: string | undefined;
+  /** A key prefix inside the bucket, e.g. `clipgate/`. */
+  prefix: string;
+}
+
+export interface MediaConfig {
+  maxMp4Bytes: number;
+  maxImageBytes: number;
+  /** HMAC secret of signed media URLs; unset: generated into DATA_DIR (one instance only). */
+  urlSecret: string | undefined;
+  urlTtlS: number;
+  /** Unset: the filesystem under DATA_DIR/media. */
+  s3: S3Config | undefined;
+  packager: {
+    concurrency: number;
+    queueMax: number;
+    timeoutS: number;
+    pollMs: number;
+    segmentS: number;
+    ffmpeg: string;
+  };
+}
+
+/** GraphQL subscriptions over WebSocket and SSE (src/events/subscriptions.ts, src/graphql/ws.ts). */
+export interface LiveConfig {
+  /** `LIVE_MAX_CONNECTIONS`: WebSocket connections and SSE streams per instance. */
+  maxConnections: number;
+  /** `LIVE_MAX_CONNECTIONS_PER_SUBJECT`: the same, per token subject. */
+  maxConnectionsPerSubject: number;
+  /** `LIVE_MAX_SUBSCRIPTIONS_PER_CONNECTION`: operations one WebSocket may run at once. */
+  maxSubscriptionsPerConnection: number;
+  /** `LIVE_BUFFER_EVENTS`: events a subscriber may have waiting before it is cut as too slow. */
+  bufferEvents: number;
+  /** `LIVE_MAX_BUFFERED_BYTES`: unsent bytes a connection may hold before it counts as slow. */
+  maxBufferedBytes: number;
+  /** `LIVE_KEEPALIVE_MS`: WebSocket ping interval; a socket that misses a pong is dropped. */
+  keepAliveMs: number;
 }
 
 export type AuthConfig =
@@ -30,6 +80,20 @@ export interface WebhookConfig {
   retryDelaysMs: number[];
   allowPrivateNetworks: boolean;
   allowHttp: boolean;
+  /** `SECRETS_KEY`: 32 bytes (base64) encrypting receivers' authKeys at rest; unset: generated into DATA_DIR. */
+  secretsKey: Buffer | undefined;
+  /** `DELIVERY_LOG_RETENTION_DAYS`: how long finished deliveries and their attempts are kept. */
+  deliveryLogRetentionDays: number;
+}
+
+function secretsKey(env: Env): Buffer | undefined {
+  const raw = env.SECRETS_KEY?.trim();
+  if (!raw) return undefined;
+  const key = Buffer.from(raw, 'base64');
+  if (key.length !== 32 || !/^[A-Za-z0-9+/_-]+={0,2}$/.test(raw)) {
+    throw new Error('SECRETS_KEY must be 32 bytes in base64 (e.g. `openssl rand -base64 32`)');
+  }
+  return key;
 }
 
 type Env = Record<string, string | undefined>;
@@ -81,6 +145,63 @@ function authConfig(env: Env): AuthConfig {
   return { mode: 'dev', secret: env.AUTH_DEV_SECRET || undefined };
 }
 
+const MAX_S3_PUT_BYTES = 5 * 1024 ** 3;
+
+function mediaConfig(env: Env): MediaConfig {
+  const s3: S3Config | undefined = env.MEDIA_S3_BUCKET
+    ? {
+        bucket: env.MEDIA_S3_BUCKET,
+        endpoint: env.MEDIA_S3_ENDPOINT || undefined,
+        region: env.MEDIA_S3_REGION || 'us-east-1',
+        accessKeyId: env.MEDIA_S3_ACCESS_KEY_ID || undefined,
+        secretAccessKey: env.MEDIA_S3_SECRET_ACCESS_KEY || undefined,
+        prefix: env.MEDIA_S3_PREFIX || '',
+      }
+    : undefined;
+  const media: MediaConfig = {
+    maxMp4Bytes: int(env, 'MEDIA_MAX_MP4_BYTES', 512 * 1024 * 1024),
+    maxImageBytes: int(env, 'MEDIA_MAX_IMAGE_BYTES', 10 * 1024 * 1024),
+    urlSecret: env.MEDIA_URL_SECRET || undefined,
+    urlTtlS: int(env, 'MEDIA_URL_TTL_S', 300),
+    s3,
+    packager: {
+      concurrency: int(env, 'MEDIA_PACKAGER_CONCURRENCY', 1),
+      queueMax: int(env, 'MEDIA_PACKAGER_QUEUE_MAX', 100),
+      timeoutS: int(env, 'MEDIA_PACKAGER_TIMEOUT_S', 600),
+      pollMs: int(env, 'MEDIA_PACKAGER_POLL_MS', 10_000),
+      segmentS: int(env, 'MEDIA_SEGMENT_S', 4),
+      ffmpeg: env.FFMPEG_PATH || 'ffmpeg',
+    },
+  };
+  if (media.urlTtlS < 1) throw new Error('MEDIA_URL_TTL_S must be at least 1');
+  if (media.packager.concurrency < 1) {
+    throw new Error('MEDIA_PACKAGER_CONCURRENCY must be at least 1');
+  }
+  if (media.packager.segmentS < 1) throw new Error('MEDIA_SEGMENT_S must be at least 1');
+  if (s3 && Math.max(media.maxMp4Bytes, media.maxImageBytes) > MAX_S3_PUT_BYTES) {
+    throw new Error('with MEDIA_S3_BUCKET, the media size limits must be at most 5 GiB');
+  }
+  if (media.urlSecret !== undefined && media.urlSecret.length < 16) {
+    throw new Error('MEDIA_URL_SECRET must be at least 16 characters');
+  }
+  return media;
+}
+
+function publicBaseUrl(env: Env): string | undefined {
+  const raw = env.PUBLIC_BASE_URL;
+  if (!raw) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error('PUBLIC_BASE_URL must be an absolute http(s) URL');
+  }
+  if (!/^https?:$/.test(url.protocol) || url.search || url.hash) {
+    throw new Error('PUBLIC_BASE_URL must be an absolute http(s) URL without query');
+  }
+  return url.toString().replace(/\/+$/, '');
+}
+
 export function loadConfig(env: Env = process.env): Config {
   return {
     port: int(env, 'PORT', 4000),
@@ -97,7 +218,20 @@ export function loadConfig(env: Env = process.env): Config {
       retryDelaysMs: intList(env, 'WEBHOOK_RETRY_DELAYS_MS', [250, 1000]),
       allowPrivateNetworks: bool(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS'),
       allowHttp: bool(env, 'WEBHOOK_ALLOW_HTTP'),
+      secretsKey: secretsKey(env),
+      deliveryLogRetentionDays: int(env, 'DELIVERY_LOG_RETENTION_DAYS', 7),
     },
     retentionSweepMs: int(env, 'RETENTION_SWEEP_MS', 60 * 60 * 1000),
+    eventLogRetentionHours: int(env, 'EVENT_LOG_RETENTION_HOURS', 24),
+    live: {
+      maxConnections: int(env, 'LIVE_MAX_CONNECTIONS', 20_000),
+      maxConnectionsPerSubject: int(env, 'LIVE_MAX_CONNECTIONS_PER_SUBJECT', 100),
+      maxSubscriptionsPerConnection: int(env, 'LIVE_MAX_SUBSCRIPTIONS_PER_CONNECTION', 100),
+      bufferEvents: int(env, 'LIVE_BUFFER_EVENTS', 1000),
+      maxBufferedBytes: int(env, 'LIVE_MAX_BUFFERED_BYTES', 1024 * 1024),
+      keepAliveMs: int(env, 'LIVE_KEEPALIVE_MS', 12_000),
+    },
+    publicBaseUrl: publicBaseUrl(env),
+    media: mediaConfig(env),
   };
 }

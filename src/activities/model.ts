@@ -1,22 +1,22 @@
-/** An activity as stored. */
-export interface ActivityRecord {
+import type { MediaUrls } from '../media/signing.ts';
+import type { FilterRow } from './filter/index.ts';
+
+/** An activity as stored: what the filter language sees, and whose it is. */
+export interface ActivityRecord extends FilterRow {
   accessoryId: string;
-  activityId: string;
-  startTime: Date;
-  endTime: Date | null;
-  playbackDuration: number | null;
-  relevanceLevel: number;
-  motionZones: string[];
-  objectLocations: number[];
 }
 
 export const extraFieldNames = ['motionZones', 'objectLocations', 'media'] as const;
 export type ExtraField = (typeof extraFieldNames)[number];
 
-/** The JSON form of an activity (api-contract 4.1), with the extra fields asked for. */
+/**
+ * The JSON form of an activity (api-contract 4.1), with the extra fields asked for. `media` is
+ * the activity's signed media URLs (MediaService.urlsFor), null when it has no media.
+ */
 export function activityJson(
   a: ActivityRecord,
   extra: ReadonlySet<ExtraField> = new Set(),
+  media: MediaUrls | null = null,
 ): Record<string, unknown> {
   const json: Record<string, unknown> = {
     activityId: a.activityId,
@@ -29,8 +29,7 @@ export function activityJson(
   };
   if (extra.has('motionZones')) json.motionZones = a.motionZones;
   if (extra.has('objectLocations')) json.objectLocations = a.objectLocations;
-  // Media retrieval is not built yet: the member is there, with no URLs to give.
-  if (extra.has('media')) json.media = null;
+  if (extra.has('media')) json.media = media;
   return json;
 }
 

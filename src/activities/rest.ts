@@ -51,9 +51,17 @@ export const activityRoutes = [
       const account = await ctx.ownAccount();
       const page = await ctx.services.activities.list(account, params.accessoryId!, request);
       const extra = new Set(body.extraFields);
+      const media = extra.has('media')
+        ? await ctx.services.media.urlsFor(
+            params.accessoryId!,
+            page.activities.map((a) => a.activityId),
+          )
+        : undefined;
       return {
         body: {
-          activities: page.activities.map((a) => activityJson(a, extra)),
+          activities: page.activities.map((a) =>
+            activityJson(a, extra, media?.get(a.activityId) ?? null),
+          ),
           ...(page.nextStartActivityId && { nextStartActivityId: page.nextStartActivityId }),
         },
       };
@@ -71,7 +79,8 @@ export const activityRoutes = [
         params.accessoryId!,
         params.activityId!,
       );
-      return { body: activityJson(activity, new Set([...allExtraFields, 'media'])) };
+      const media = await ctx.services.media.urls(activity.accessoryId, activity.activityId);
+      return { body: activityJson(activity, new Set([...allExtraFields, 'media']), media) };
     },
   }),
 ];

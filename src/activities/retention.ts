@@ -4,6 +4,10 @@ import type { Database } from '../storage/database.ts';
  * Deletes the activities that fell out of their account's retention window. Reads already
  * ignore them (the window is part of every query); this only reclaims the space. Idempotent, so
  * several instances may run it at once.
+ *
+ * Their media rows cascade with them, and a trigger queues the stored objects in media_garbage
+ * in the same transaction; `MediaService.collectGarbage` (run by the sweep right after this)
+ * deletes the objects from the store.
  */
 export async function purgeExpiredActivities(db: Database, now = new Date()): Promise<number> {
   const { rowCount } = await db.pool.query(

@@ -1,6 +1,13 @@
 import { AccessoryRef } from '../accessories/schema.ts';
 import { invalidArgument } from '../errors.ts';
 import { builder } from '../graphql/builder.ts';
+import { ActivityMediaRef } from '../media/schema.ts';
+import {
+  ActivityWhere,
+  bothFilters,
+  whereFilter,
+  type ActivityWhereInput,
+} from '../zones/where.ts';
 import { parseFilter } from './filter/index.ts';
 import { isActivityId } from './ids.ts';
 import type { ActivityRecord } from './model.ts';
@@ -24,6 +31,12 @@ export const ActivityRef = builder.objectRef<ActivityRecord>('Activity').impleme
     objectLocations: t.exposeIntList('objectLocations', {
       description: 'Cells 0..127 of a 16x8 grid over the frame, 0 top-left, row-major.',
     }),
+    media: t.field({
+      type: ActivityMediaRef,
+      nullable: true,
+      description: 'Signed URLs of the JPG, MP4, DASH and HLS; null when it has no media.',
+      resolve: (a, _args, ctx) => ctx.services.media.urls(a.accessoryId, a.activityId),
+    }),
   }),
 });
 
@@ -34,6 +47,7 @@ interface ConnectionArgs {
   before?: string | null;
   since?: string | null;
   filter?: string | null;
+  where?: ActivityWhereInput | null;
 }
 
 function cursor(field: string, value: string | null | undefined): string | undefined {
@@ -77,7 +91,10 @@ export function connectionRequest(args: ConnectionArgs): ListRequest {
     scanDirectionNewer: args.last == null,
     limit,
     ...start,
-    filter: args.filter?.trim() ? parseFilter(args.filter) : undefined,
+    filter: bothFilters(
+      args.filter?.trim() ? parseFilter(args.filter) : undefined,
+      whereFilter(args.where),
+    ),
   };
 }
 
@@ -91,6 +108,10 @@ builder.objectFields(AccessoryRef, (t) => ({
       args: {
         since: t.arg.string({ description: 'Polling: this activity and newer (operator >=).' }),
         filter: t.arg.string({ description: 'The filter language of api-contract 4.2.' }),
+        where: t.arg({
+          type: ActivityWhere,
+          description: 'The typed form of a filter; with `filter` too, both must hold.',
+        }),
       },
       resolve: async (accessory, args, ctx) => {
         const request = connectionRequest(args);

@@ -4,6 +4,7 @@ import { conflict, invalidArgument, notFound } from '../errors.ts';
 import { recordEvents, type EventSignal } from '../events/outbox.ts';
 import type { NewEvent } from '../events/types.ts';
 import type { Database, Tx } from '../storage/database.ts';
+import { loadZoneIndex, testsZones, zoneMembershipSql } from '../zones/membership.ts';
 import type { FilterNode } from './filter/index.ts';
 import { activityIdFromDate, isActivityId, nextActivityId, retentionFloor } from './ids.ts';
 import { activityJson, allExtraFields, type ActivityRecord } from './model.ts';
@@ -55,6 +56,11 @@ export class ActivityService {
           : undefined,
       limit: req.limit,
       filter: req.filter,
+      // A motionZones condition follows the accessory's zones (api-contract 4.2, zones and time).
+      zoneMembership:
+        req.filter && testsZones(req.filter)
+          ? zoneMembershipSql(await loadZoneIndex(this.db.pool, accessoryId))
+          : undefined,
     });
   }
 

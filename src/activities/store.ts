@@ -1,5 +1,10 @@
 import type pg from 'pg';
-import { compileFilter, type FilterNode, type SqlBuilder } from './filter/index.ts';
+import {
+  compileFilter,
+  type CompileOptions,
+  type FilterNode,
+  type SqlBuilder,
+} from './filter/index.ts';
 import type { ActivityRecord } from './model.ts';
 
 export type Operator = '<' | '<=' | '>' | '>=';
@@ -14,6 +19,8 @@ export interface PageQuery {
   start?: { activityId: string; operator: Operator };
   limit: number;
   filter?: FilterNode;
+  /** How the filter's motionZones conditions are answered (src/zones/membership.ts). */
+  zoneMembership?: CompileOptions['zoneMembership'];
 }
 
 export interface Page {
@@ -43,7 +50,9 @@ export async function queryPage(pool: pg.Pool, q: PageQuery): Promise<Page> {
   const p = new Params();
   const where = [`accessory_id = ${p.param(q.accessoryId)}`, `activity_id >= ${p.param(q.floor)}`];
   if (q.start) where.push(`activity_id ${q.start.operator} ${p.param(q.start.activityId)}`);
-  if (q.filter) where.push(`(${compileFilter(q.filter, p)})`);
+  if (q.filter) {
+    where.push(`(${compileFilter(q.filter, p, { zoneMembership: q.zoneMembership })})`);
+  }
   const order = q.scanDirectionNewer ? 'DESC' : 'ASC';
   const sql = `SELECT ${COLUMNS} FROM activities WHERE ${where.join(' AND ')}
     ORDER BY activity_id ${order} LIMIT ${p.param(q.limit + 1)}`;

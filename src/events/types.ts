@@ -13,10 +13,27 @@ export type EventType = (typeof eventTypes)[number];
 export const isEventType = (value: unknown): value is EventType =>
   typeof value === 'string' && (eventTypes as readonly string[]).includes(value);
 
+/**
+ * Event types that are recorded in the event log and streamed to subscribers, but are not
+ * webhook event types: they are never registrable (isEventType is false for them) and so never
+ * delivered to a receiver. `zones_saved`: an accessory's zones were saved (src/zones).
+ */
+export const internalEventTypes = ['zones_saved'] as const;
+
+export type InternalEventType = (typeof internalEventTypes)[number];
+
+/** Every type an event in the log can have: the webhook types and the internal ones. */
+export type RecordedEventType = EventType | InternalEventType;
+
+export const recordedEventTypes: readonly RecordedEventType[] = [
+  ...eventTypes,
+  ...internalEventTypes,
+];
+
 export interface NewEvent {
   accountId: string;
   accessoryId: string | null;
-  eventType: EventType;
+  eventType: RecordedEventType;
   eventData: Record<string, unknown>;
 }
 
@@ -24,4 +41,11 @@ export interface NewEvent {
 export interface StoredEvent extends NewEvent {
   eventId: string;
   occurredAt: Date;
+  /**
+   * The id of the account's previous event (null: none), and of the accessory's; set by
+   * recordEvents under the account's event lock (src/events/streams.ts). Live subscribers use
+   * them to restore the commit order of events that reach them out of order.
+   */
+  previousAccountEventId?: string | null;
+  previousAccessoryEventId?: string | null;
 }

@@ -33,6 +33,8 @@ export const builder = new SchemaBuilder<{
   plugins: [ScopeAuthPlugin, RelayPlugin],
   defaultFieldNullability: false,
   scopeAuth: {
+    // Subscription fields are checked when subscribing, not on every event.
+    authorizeOnSubscribe: true,
     authScopes: (ctx) => ({
       activities_basic: ctx.principal.scopes.has('activities_basic'),
       notifications: ctx.principal.scopes.has('notifications'),
@@ -76,3 +78,4 @@ builder.scalarType('JSON', {
 
 builder.queryType({});
 builder.mutationType({});
+builder.subscriptionType({});

@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /** The service's Prometheus metrics, one registry per app so several apps can share a process. */
 export function createMetrics() {
@@ -17,6 +17,79 @@ export function createMetrics() {
       help: 'HTTP request latency by route',
       labelNames: ['method', 'route'] as const,
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [registry],
+    }),
+    ...webhookMetrics(registry),
+    ...liveMetrics(registry),
+  };
+}
+
+/** The pending webhook deliveries, as the dispatcher reads them from the database. */
+export interface WebhookQueueStats {
+  depth: number;
+  oldestPendingSeconds: number;
+}
+
+/** Webhook delivery metrics (src/notifications/dispatcher.ts); the queue gauges read `webhookQueue.stats` at scrape time. */
+function webhookMetrics(registry: Registry) {
+  const webhookQueue: { stats?: () => Promise<WebhookQueueStats> } = {};
+  return {
+    webhookQueue,
+    webhookDeliveries: new Counter({
+      name: 'clipgate_webhook_deliveries_total',
+      help: 'Webhook deliveries finished, by outcome: delivered, discarded, gone, dropped',
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
+    webhookAttempts: new Histogram({
+      name: 'clipgate_webhook_attempt_duration_seconds',
+      help: 'Webhook delivery attempts by result (2xx, 3xx, 4xx, 5xx or the error class) and their latency',
+      labelNames: ['result'] as const,
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+    webhookQueueDepth: new Gauge({
+      name: 'clipgate_webhook_queue_depth',
+      help: 'Webhook deliveries pending (queued, in flight or waiting for a retry)',
+      registers: [registry],
+      async collect() {
+        const stats = await webhookQueue.stats?.().catch(() => undefined);
+        if (stats) this.set(stats.depth);
+      },
+    }),
+    webhookOldestPending: new Gauge({
+      name: 'clipgate_webhook_oldest_pending_age_seconds',
+      help: 'Age of the oldest pending webhook delivery (0 when none)',
+      registers: [registry],
+      async collect() {
+        const stats = await webhookQueue.stats?.().catch(() => undefined);
+        if (stats) this.set(stats.oldestPendingSeconds);
+      },
+    }),
+  };
+}
+
+/** Live events (src/events/subscriptions.ts, src/graphql/ws.ts). */
+function liveMetrics(registry: Registry) {
+  return {
+    liveSockets: new Gauge({
+      name: 'clipgate_live_sockets',
+      help: 'Open GraphQL WebSocket connections',
+      registers: [registry],
+    }),
+    liveSubscriptions: new Gauge({
+      name: 'clipgate_live_subscriptions',
+      help: 'Active GraphQL subscriptions (WebSocket and SSE)',
+      registers: [registry],
+    }),
+    liveEventsFannedOut: new Counter({
+      name: 'clipgate_live_events_fanned_out_total',
+      help: 'Events handed to subscribers (one per event and subscriber)',
+      registers: [registry],
+    }),
+    liveSlowConsumers: new Counter({
+      name: 'clipgate_live_slow_consumers_dropped_total',
+      help: 'Subscribers cut off because their bounded buffer overflowed',
       registers: [registry],
     }),
   };

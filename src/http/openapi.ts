@@ -22,8 +22,19 @@ const errorBody = {
   },
 };
 
+/** An operation served outside the JSON route table (media streaming), documented as given. */
+export interface DocumentedOperation {
+  method: 'get' | 'head' | 'put' | 'post' | 'delete';
+  path: string;
+  operation: Record<string, unknown>;
+}
+
 /** The OpenAPI 3.1 description of the REST routes, built from the same route table they run on. */
-export function openApiDocument(routes: RestRoute[], scopePrefix: string): object {
+export function openApiDocument(
+  routes: RestRoute[],
+  scopePrefix: string,
+  extra: DocumentedOperation[] = [],
+): object {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const parameters = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
@@ -50,6 +61,7 @@ export function openApiDocument(routes: RestRoute[], scopePrefix: string): objec
       },
     };
   }
+  for (const { method, path, operation } of extra) (paths[path] ??= {})[method] = operation;
   return {
     openapi: '3.1.0',
     info: {

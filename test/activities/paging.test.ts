@@ -193,6 +193,20 @@ describe.each(backends)('activity paging on %s', (backend) => {
         { limit: 30, startActivityId: ids[20], operator: '>=' },
       ],
       [{ last: 2 }, { scanDirectionNewer: false, limit: 2 }],
+      [
+        { first: 4, after: ids[20], filter: 'relevanceLevel >= 2' },
+        { limit: 4, startActivityId: ids[20], operator: '<', filter: 'relevanceLevel >= 2' },
+      ],
+      [
+        { last: 3, before: ids[2], filter: 'NOT relevanceLevel = 1' },
+        {
+          scanDirectionNewer: false,
+          limit: 3,
+          startActivityId: ids[2],
+          operator: '>',
+          filter: 'NOT relevanceLevel = 1',
+        },
+      ],
     ];
     for (const [args, body] of cases) {
       const g = await gql(t.url, reader, Page, { id: accessoryId, ...args });

@@ -57,7 +57,9 @@ export async function startApp(
   env: Record<string, string> = {},
 ): Promise<TestApp> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'clipgate-test-'));
-  const pgdb = backend === 'postgres' ? await freshPostgres() : undefined;
+  // `env.DATABASE_URL` shares an existing database (e.g. a second instance on another app's
+  // `config.databaseUrl`); the app that created it drops it.
+  const pgdb = backend === 'postgres' && !env.DATABASE_URL ? await freshPostgres() : undefined;
   const config = loadConfig({
     PORT: '0',
     DATA_DIR: dataDir,

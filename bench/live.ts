@@ -1,0 +1,469 @@
+// bench/live: live events over GraphQL WebSocket subscriptions, at 5,000 and then 10,000
+// concurrent subscribers on one instance, beside a bare graphql-ws server (in-memory pub/sub,
+// no database, no auth, the same subscription schema shape), all in this one run.
+//
+// Each subscriber is a real graphql-ws client over its own WebSocket, in a second process
+// (bench/live-load.ts, forked); the server runs in a third (forked with --expose-gc, so that
+// its memory is measured after collection). Subscribers watch one accessory each, ten per
+// accessory, each accessory its own account. Changes are committed through the service's
+// ingest path (a transaction per createActivity: its events, the commit, then the pub/sub) at a
+// steady rate, round robin over the accessories; the bare server publishes the same events
+// (two per change: activity_finished and activity_created) at the same rate. Printed: fan-out
+// latency from commit to receipt in the subscriber process (p50/p99/max, both processes read
+// CLOCK_MONOTONIC), delivered/expected, and server memory per connection (RSS and heap growth
+// from before the clients connected to all subscribed, divided by the subscribers), with the
+// ratios to the bare server.
+//
+//   npm run bench:live [-- --sizes 5000,10000 --rate 100 --seconds 10 --embedded]
+//   BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) names the PostgreSQL
+//   server; the service runs on a fresh database clipgate_bench_live there. --embedded: PGlite.
+//   Needs file descriptors for each subscriber in both processes: `ulimit -n` above the size.
+import { fork, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
+import fs from 'node:fs/promises';
+import { createServer } from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import {
+  GraphQLBoolean,
+  GraphQLEnumType,
+  GraphQLID,
+  GraphQLNonNull,
+  type GraphQLNullableType,
+  GraphQLObjectType,
+  GraphQLScalarType,
+  GraphQLSchema,
+  GraphQLString,
+} from 'graphql';
+import { useServer } from 'graphql-ws/use/ws';
+import { createPubSub } from 'graphql-yoga';
+import pg from 'pg';
+import { WebSocketServer } from 'ws';
+import { buildApp } from '../src/app.ts';
+import { signDevToken } from '../src/accounts/auth.ts';
+import { loadConfig } from '../src/config.ts';
+import { recordedEventTypes } from '../src/events/types.ts';
+import type { StoredEvent } from '../src/events/types.ts';
+import { createLogger } from '../src/logger.ts';
+import type { LoadCommand, LoadReport, Target } from './live-load.ts';
+
+const { values } = parseArgs({
+  options: {
+    role: { type: 'string', default: 'main' },
+    kind: { type: 'string', default: 'clipgate' },
+    subscribers: { type: 'string', default: '5000' },
+    database: { type: 'string' },
+    sizes: { type: 'string', default: '5000,10000' },
+    rate: { type: 'string', default: '100' },
+    seconds: { type: 'string', default: '10' },
+    'per-accessory': { type: 'string', default: '10' },
+    embedded: { type: 'boolean', default: false },
+  },
+});
+const PER_ACCESSORY = Number(values['per-accessory']);
+const SECRET = 'clipgate-bench-live-secret-0123456789';
+const WARMUP_S = 1;
+
+type Kind = 'clipgate' | 'bare';
+type ServerCommand =
+  | { type: 'measure' }
+  | { type: 'stats' }
+  | { type: 'publish'; rate: number; seconds: number }
+  | { type: 'stop' };
+type ServerReport =
+  | { type: 'ready'; url: string; targets: Target[] }
+  | { type: 'memory'; rss: number; heapUsed: number; external: number }
+  | { type: 'stats'; subscriptions: number }
+  | { type: 'published'; eventIds: string[]; micros: number[]; changes: number }
+  | { type: 'stopped' };
+
+const nowMicros = () => Number(process.hrtime.bigint() / 1000n);
+
+// ---------------------------------------------------------------------------------------------
+// Server processes
+
+interface BenchServer {
+  url: string;
+  targets: Target[];
+  subscriptions(): number;
+  /** One change on the accessory; records the commit time of its events. */
+  change(accessoryId: string): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const commitIds: string[] = [];
+const commitMicros: number[] = [];
+
+async function clipgateServer(subscribers: number, databaseUrl?: string): Promise<BenchServer> {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'clipgate-bench-live-'));
+  const config = loadConfig({
+    PORT: '0',
+    DATA_DIR: dataDir,
+    AUTH_DEV_SECRET: SECRET,
+    LOG_LEVEL: 'warn',
+    LIVE_MAX_CONNECTIONS: String(subscribers * 2),
+    LIVE_MAX_CONNECTIONS_PER_SUBJECT: String(PER_ACCESSORY * 2),
+    ...(databaseUrl && { DATABASE_URL: databaseUrl }),
+  });
+  const app = await buildApp(config, { embeddedDir: 'memory://', logger: createLogger('warn') });
+  await app.listen();
+  const { services } = app;
+  const targets: Target[] = [];
+  for (let i = 0; i < Math.ceil(subscribers / PER_ACCESSORY); i++) {
+    const subject = `bench-${i}`;
+    const account = await services.accounts.upsert(subject, 30);
+    const accessory = await services.accessories.associate(account.accountId, 'cam', 'Bench');
+    const token = await signDevToken(SECRET, {
+      sub: subject,
+      clientId: 'bench',
+      scopes: ['service:activities_basic'],
+      ttlSeconds: 3600,
+    });
+    targets.push({ accessoryId: accessory.accessoryId, token });
+    // An activity in progress, so that every measured change is two events (finished, created).
+    await services.activities.create(accessory.accessoryId, {
+      createdAt: new Date(Date.now() - 60_000),
+    });
+  }
+  // The commit time of an event: when its committer reports it, right before the pub/sub.
+  const committed = services.signal.committed.bind(services.signal);
+  services.signal.committed = (events: StoredEvent[]) => {
+    const at = nowMicros();
+    for (const e of events) {
+      commitIds.push(e.eventId);
+      commitMicros.push(at);
+    }
+    committed(events);
+  };
+  return {
+    url: app.url(),
+    targets,
+    subscriptions: () => services.live.activeSubscriptions,
+    change: async (accessoryId) => {
+      await services.activities.create(accessoryId, {});
+    },
+    stop: async () => {
+      await app.close();
+      await fs.rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The same subscription shape on graphql-js + graphql-ws + Yoga's in-memory pub/sub. */
+async function bareServer(subscribers: number): Promise<BenchServer> {
+  const eventTarget = new EventTarget();
+  setMaxListeners(0, eventTarget); // one listener per subscriber on a topic, by design
+  const pubsub = createPubSub<Record<string, [unknown]>>({ eventTarget });
+  const nonNull = <T extends GraphQLNullableType>(type: T) => new GraphQLNonNull(type);
+  const EventType = new GraphQLEnumType({
+    name: 'EventType',
+    values: Object.fromEntries(recordedEventTypes.map((t) => [t, { value: t }])),
+  });
+  const DateTime = new GraphQLScalarType({
+    name: 'DateTime',
+    serialize: (v) => (v as Date).toISOString(),
+  });
+  const JSONScalar = new GraphQLScalarType({ name: 'JSON', serialize: (v) => v });
+  const LiveEvent = new GraphQLObjectType({
+    name: 'LiveEvent',
+    fields: {
+      eventId: { type: nonNull(GraphQLString) },
+      accountId: { type: nonNull(GraphQLID) },
+      accessoryId: { type: GraphQLID },
+      eventType: { type: nonNull(EventType) },
+      eventData: { type: nonNull(JSONScalar) },
+      occurredAt: { type: nonNull(DateTime) },
+    },
+  });
+  const schema = new GraphQLSchema({
+    query: new GraphQLObjectType({ name: 'Query', fields: { ok: { type: GraphQLBoolean } } }),
+    subscription: new GraphQLObjectType({
+      name: 'Subscription',
+      fields: {
+        accessoryEvents: {
+          type: nonNull(LiveEvent),
+          args: { accessoryId: { type: nonNull(GraphQLID) }, after: { type: GraphQLString } },
+          subscribe: (_root, args: { accessoryId: string }) =>
+            pubsub.subscribe(`accessory:${args.accessoryId}`),
+          resolve: (event: unknown) => event,
+        },
+      },
+    }),
+  });
+  let active = 0;
+  const server = createServer((_req, res) => res.writeHead(404).end());
+  const wss = new WebSocketServer({ server, path: '/graphql' });
+  useServer(
+    {
+      schema,
+      onOperation: () => void active++,
+      onComplete: () => void active--,
+    },
+    wss,
+  );
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  const accountIds = new Map<string, string>();
+  const targets: Target[] = Array.from({ length: Math.ceil(subscribers / PER_ACCESSORY) }, () => {
+    const accessoryId = randomUUID();
+    accountIds.set(accessoryId, randomUUID());
+    return { accessoryId, token: 'none' };
+  });
+  let sequence = 0;
+  const activity = (accessoryId: string) => ({
+    activityId: new Date().toISOString(),
+    accessoryId,
+    startTime: new Date().toISOString(),
+    endTime: null,
+    playbackDuration: null,
+    relevanceLevel: 0,
+    inProgress: true,
+    motionZones: [],
+    objectLocations: [],
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    targets,
+    subscriptions: () => active,
+    change: async (accessoryId) => {
+      const at = nowMicros();
+      for (const eventType of ['activity_finished', 'activity_created']) {
+        const eventId = String(++sequence);
+        commitIds.push(eventId);
+        commitMicros.push(at);
+        pubsub.publish(`accessory:${accessoryId}`, {
+          eventId,
+          accountId: accountIds.get(accessoryId),
+          accessoryId,
+          eventType,
+          eventData: activity(accessoryId),
+          occurredAt: new Date(),
+        });
+      }
+    },
+    stop: async () => {
+      for (const client of wss.clients) client.terminate();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+async function serverRole(): Promise<void> {
+  const send = (report: ServerReport) => process.send!(report);
+  const subscribers = Number(values.subscribers);
+  const server =
+    values.kind === 'bare'
+      ? await bareServer(subscribers)
+      : await clipgateServer(subscribers, values.database);
+  const gc = (globalThis as { gc?: () => void }).gc;
+  process.on('message', (command: ServerCommand) => {
+    void (async () => {
+      if (command.type === 'measure') {
+        for (let i = 0; i < 3; i++) {
+          gc?.();
+          await sleep(100);
+        }
+        const { rss, heapUsed, external } = process.memoryUsage();
+        send({ type: 'memory', rss, heapUsed, external });
+      } else if (command.type === 'stats') {
+        send({ type: 'stats', subscriptions: server.subscriptions() });
+      } else if (command.type === 'publish') {
+        commitIds.length = 0;
+        commitMicros.length = 0;
+        const total = command.rate * command.seconds;
+        const start = performance.now();
+        const inFlight: Promise<void>[] = [];
+        for (let i = 0; i < total; i++) {
+          const due = start + (i * 1000) / command.rate;
+          const wait = due - performance.now();
+          if (wait > 0) await sleep(wait);
+          const target = server.targets[i % server.targets.length]!;
+          inFlight.push(server.change(target.accessoryId));
+        }
+        await Promise.all(inFlight);
+        send({ type: 'published', eventIds: commitIds, micros: commitMicros, changes: total });
+      } else {
+        await server.stop();
+        send({ type: 'stopped' });
+        process.exit(0);
+      }
+    })();
+  });
+  send({ type: 'ready', url: server.url, targets: server.targets });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The orchestrator
+
+function next<T extends { type: string }, K extends T['type']>(
+  child: ChildProcess,
+  type: K,
+  timeoutMs = 300_000,
+): Promise<Extract<T, { type: K }>> {
+  return new Promise((resolve, reject) => {
+    const done = () => {
+      clearTimeout(timer);
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+    };
+    const timer = setTimeout(() => {
+      done();
+      reject(new Error(`timed out waiting for ${type}`));
+    }, timeoutMs);
+    const onMessage = (message: T) => {
+      if (message.type !== type) return;
+      done();
+      resolve(message as Extract<T, { type: K }>);
+    };
+    const onExit = (code: number | null) => {
+      done();
+      reject(new Error(`child exited (${code}) waiting for ${type}`));
+    };
+    child.on('message', onMessage);
+    child.on('exit', onExit);
+  });
+}
+
+interface Result {
+  kind: Kind;
+  subscribers: number;
+  connected: number;
+  p50: number;
+  p99: number;
+  max: number;
+  delivered: number;
+  expected: number;
+  rssPerConnection: number;
+  heapPerConnection: number;
+  errors: number;
+}
+
+const quantile = (sorted: number[], q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+
+async function freshDatabase(): Promise<string> {
+  const server = new URL(
+    process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
+  );
+  const admin = new pg.Client({ connectionString: server.toString() });
+  await admin.connect();
+  await admin.query('DROP DATABASE IF EXISTS clipgate_bench_live WITH (FORCE)');
+  await admin.query('CREATE DATABASE clipgate_bench_live');
+  await admin.end();
+  server.pathname = '/clipgate_bench_live';
+  return server.toString();
+}
+
+async function scenario(kind: Kind, subscribers: number): Promise<Result> {
+  const self = fileURLToPath(import.meta.url);
+  const database = kind === 'clipgate' && !values.embedded ? await freshDatabase() : undefined;
+  const server = fork(
+    self,
+    [
+      '--role',
+      'server',
+      '--kind',
+      kind,
+      '--subscribers',
+      String(subscribers),
+      '--per-accessory',
+      String(PER_ACCESSORY),
+      ...(database ? ['--database', database] : []),
+    ],
+    { execArgv: ['--import', 'tsx', '--expose-gc'] },
+  );
+  const ask = <K extends ServerReport['type']>(command: ServerCommand, type: K) => {
+    const reply = next<ServerReport, K>(server, type);
+    server.send(command);
+    return reply;
+  };
+  const { url, targets } = await next<ServerReport, 'ready'>(server, 'ready');
+  const before = await ask({ type: 'measure' }, 'memory');
+
+  const load = fork(path.join(path.dirname(self), 'live-load.ts'), [], {
+    execArgv: ['--import', 'tsx'],
+  });
+  const command: LoadCommand = { type: 'connect', url, targets, count: subscribers };
+  load.send(command);
+  const { connected } = await next<LoadReport, 'connected'>(load, 'connected');
+  const deadline = Date.now() + 120_000;
+  while ((await ask({ type: 'stats' }, 'stats')).subscriptions < connected) {
+    if (Date.now() > deadline) throw new Error('the subscriptions did not all start');
+    await sleep(200);
+  }
+  const after = await ask({ type: 'measure' }, 'memory');
+
+  const rate = Number(values.rate);
+  const seconds = Number(values.seconds);
+  const published = await ask({ type: 'publish', rate, seconds }, 'published');
+  await sleep(1000);
+  const collected = next<LoadReport, 'receipts'>(load, 'receipts');
+  load.send({ type: 'collect' } satisfies LoadCommand);
+  const receipts = await collected;
+
+  const committedAt = new Map<string, number>();
+  published.eventIds.forEach((id, i) => committedAt.set(id, published.micros[i]!));
+  const warmEnd = (published.micros[0] ?? 0) + WARMUP_S * 1e6;
+  const latencies: number[] = [];
+  receipts.eventIds.forEach((id, i) => {
+    const at = committedAt.get(id);
+    if (at !== undefined && at >= warmEnd) latencies.push((receipts.micros[i]! - at) / 1000);
+  });
+  latencies.sort((a, b) => a - b);
+
+  load.send({ type: 'close' } satisfies LoadCommand);
+  await next<LoadReport, 'closed'>(load, 'closed').catch(() => {});
+  await ask({ type: 'stop' }, 'stopped').catch(() => {});
+  server.kill();
+  load.kill();
+  return {
+    kind,
+    subscribers,
+    connected,
+    p50: quantile(latencies, 0.5),
+    p99: quantile(latencies, 0.99),
+    max: latencies.at(-1) ?? NaN,
+    delivered: receipts.eventIds.length,
+    expected: published.eventIds.length * PER_ACCESSORY,
+    rssPerConnection: (after.rss - before.rss) / connected,
+    heapPerConnection:
+      (after.heapUsed + after.external - before.heapUsed - before.external) / connected,
+    errors: receipts.errors,
+  };
+}
+
+async function main(): Promise<void> {
+  const sizes = values.sizes.split(',').map(Number);
+  console.log(
+    `live fan-out: ${PER_ACCESSORY} subscribers per accessory, ${values.rate} changes/s (2 events each) for ${values.seconds} s, ` +
+      `database: ${values.embedded ? 'embedded PGlite' : 'PostgreSQL'}; latency excludes the first ${WARMUP_S} s`,
+  );
+  const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
+  const ms = (v: number) => `${v.toFixed(1)} ms`;
+  const rows: Result[] = [];
+  for (const size of sizes) {
+    for (const kind of ['clipgate', 'bare'] as const) {
+      const r = await scenario(kind, size);
+      rows.push(r);
+      console.log(
+        `${kind.padEnd(8)} ${String(size).padStart(6)} subscribers (${r.connected} connected): ` +
+          `p50 ${ms(r.p50)}, p99 ${ms(r.p99)}, max ${ms(r.max)}; delivered ${r.delivered}/${r.expected}` +
+          `${r.errors ? `, ${r.errors} errors` : ''}; per connection: RSS ${kib(r.rssPerConnection)}, heap ${kib(r.heapPerConnection)}`,
+      );
+    }
+    const [c, b] = rows.slice(-2) as [Result, Result];
+    console.log(
+      `ratio clipgate/bare at ${size}: p50 ${(c.p50 / b.p50).toFixed(2)}x, p99 ${(c.p99 / b.p99).toFixed(2)}x, ` +
+        `RSS per connection ${(c.rssPerConnection / b.rssPerConnection).toFixed(2)}x, ` +
+        `heap per connection ${(c.heapPerConnection / b.heapPerConnection).toFixed(2)}x` +
+        `  (targets: p99 < 100 ms, memory within 1.5x)`,
+    );
+  }
+}
+
+if (values.role === 'server') await serverRole();
+else await main();

@@ -1,0 +1,383 @@
+// bench/notify: webhook delivery through the whole pipeline: ingest (the same service call the
+// GraphQL mutations make, one transaction with its events) -> transactional outbox -> dispatcher
+// -> signed POST -> a loopback receiver in its own process that verifies both signatures of
+// every notification. Printed beside a bare undici POST loop to the same receiver (the ceiling),
+// with the ratios, all in this one run, on a fresh database of the local PostgreSQL.
+//
+//   npm run bench:notify [-- --seconds 5 --concurrency 32 --fanout 1 --rate 200]
+//   BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) names the server; a
+//   database clipgate_bench_notify_<random> is created for the run and dropped after it.
+//
+// Phases: (1) the ceiling: `--connections` (16, the dispatcher's per-receiver limit) undici
+// connections POSTing presigned notifications as fast as the receiver answers; (2) throughput:
+// `--concurrency` ingest loops creating activities (each create commits activity_finished of
+// the previous one and activity_created) for `--seconds`, deliveries counted at the receiver;
+// (3) latency: motion events reported at `--rate` per second, open loop, from the ingest call's
+// return (just after the commit) to the receiver's receipt.
+import { spawn } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { Pool } from 'undici';
+import { buildApp } from '../src/app.ts';
+import { loadConfig } from '../src/config.ts';
+import { createLogger } from '../src/logger.ts';
+import { verifyNotification } from '../src/notifications/receiver.ts';
+import { reportMotion } from '../src/notifications/service.ts';
+import { notificationHeaders } from '../src/notifications/signing.ts';
+
+const AUTH_KEY = 'bench-receiver-key-0123456789';
+const now = () => performance.timeOrigin + performance.now();
+
+const { values } = parseArgs({
+  options: {
+    receiver: { type: 'boolean', default: false },
+    seconds: { type: 'string', default: '5' },
+    concurrency: { type: 'string', default: '32' },
+    connections: { type: 'string', default: '16' },
+    fanout: { type: 'string', default: '1' },
+    rate: { type: 'string', default: '200' },
+    backlog: { type: 'string', default: '20000' },
+  },
+});
+
+if (values.receiver) await runReceiver();
+else await runBench();
+
+/**
+ * The receiver process: verifies every notification (Standard Webhooks and X-Vendor-Verify),
+ * answers 204 (401 for a bad signature) and reports [webhook-id, receipt time] to the parent.
+ */
+async function runReceiver(): Promise<void> {
+  let pending: [string, number][] = [];
+  let bad = 0;
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks);
+      const { 'x-vendor-verify': vendor, ...standard } = req.headers;
+      const ok =
+        verifyNotification(raw, standard, AUTH_KEY).ok &&
+        verifyNotification(raw, { 'x-vendor-verify': vendor }, AUTH_KEY).ok;
+      if (!ok) bad++;
+      pending.push([String(req.headers['webhook-id']), now()]);
+      res.writeHead(ok ? 204 : 401).end();
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  setInterval(() => {
+    if (pending.length === 0 && bad === 0) return;
+    process.send!({ receipts: pending, bad });
+    pending = [];
+    bad = 0;
+  }, 20);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  process.send!({ port: (server.address() as AddressInfo).port });
+  process.on('disconnect', () => process.exit(0));
+}
+
+function quantile(sorted: number[], q: number): number {
+  return sorted.length === 0
+    ? NaN
+    : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+}
+
+async function runBench(): Promise<void> {
+  const seconds = Number(values.seconds);
+  const concurrency = Number(values.concurrency);
+  const connections = Number(values.connections);
+  const fanout = Number(values.fanout);
+  const rate = Number(values.rate);
+  const backlogSize = Number(values.backlog);
+
+  // The receiver, in its own process.
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', new URL(import.meta.url).pathname, '--receiver'],
+    {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    },
+  );
+  const receipts = new Map<string, number>();
+  let received = 0;
+  let badSignatures = 0;
+  const port = await new Promise<number>((resolve, reject) => {
+    child.on(
+      'message',
+      (message: { port?: number; receipts?: [string, number][]; bad?: number }) => {
+        if (message.port) resolve(message.port);
+        for (const [id, at] of message.receipts ?? []) {
+          received++;
+          if (!receipts.has(id)) receipts.set(id, at);
+        }
+        badSignatures += message.bad ?? 0;
+      },
+    );
+    child.once('exit', (code) => reject(new Error(`the receiver exited with ${code}`)));
+  });
+  const receiverUrl = `http://127.0.0.1:${port}/hook`;
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  // (1) The ceiling: a bare undici POST loop, notification-sized presigned bodies.
+  const body = Buffer.from(
+    JSON.stringify({
+      accountId: randomUUID(),
+      eventType: 'activity_created',
+      eventData: {
+        activityId: '20261121T204117Z',
+        accessoryId: randomUUID(),
+        startTime: new Date().toISOString(),
+        endTime: null,
+        playbackDuration: null,
+        relevanceLevel: 1,
+        inProgress: true,
+        motionZones: ['z1'],
+        objectLocations: [3, 4],
+      },
+    }),
+  );
+  const http = new Pool(`http://127.0.0.1:${port}`, { connections });
+  const bareLatencies: number[] = [];
+  let bareCount = 0;
+  const bareFor = async (ms: number, record: boolean) => {
+    const until = performance.now() + ms;
+    await Promise.all(
+      Array.from({ length: connections }, async () => {
+        while (performance.now() < until) {
+          const started = performance.now();
+          const headers = notificationHeaders({
+            body,
+            authKey: AUTH_KEY,
+            webhookId: `bare-${bareCount}`,
+            timestamp: Math.floor(Date.now() / 1000),
+            userAgent: 'bench',
+          });
+          const res = await http.request({ path: '/hook', method: 'POST', headers, body });
+          await res.body.dump();
+          if (record) {
+            bareCount++;
+            bareLatencies.push(performance.now() - started);
+          }
+        }
+      }),
+    );
+  };
+  await bareFor(1000, false);
+  bareCount = 0;
+  const bareStart = performance.now();
+  await bareFor(seconds * 1000, true);
+  const bareRps = bareCount / ((performance.now() - bareStart) / 1000);
+  bareLatencies.sort((a, b) => a - b);
+  await http.close();
+  await sleep(100);
+  receipts.clear();
+  received = 0;
+
+  // A fresh database.
+  const server = new URL(
+    process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
+  );
+  const name = `clipgate_bench_notify_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: server.toString() });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  const databaseUrl = new URL(server);
+  databaseUrl.pathname = `/${name}`;
+
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'clipgate-bench-notify-'));
+  const config = loadConfig({
+    PORT: '0',
+    DATA_DIR: dataDir,
+    DATABASE_URL: databaseUrl.toString(),
+    AUTH_DEV_SECRET: 'bench-secret-0123456789abcdef0123456789',
+    SECRETS_KEY: randomBytes(32).toString('base64'),
+    WEBHOOK_ALLOW_HTTP: 'true',
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    LOG_LEVEL: 'warn',
+  });
+  const app = await buildApp(config, { logger: createLogger('warn') });
+  const { services } = app;
+  try {
+    // One account per ingest loop, each with one accessory and `fanout` registered clients.
+    const accessories: string[] = [];
+    for (let i = 0; i < concurrency; i++) {
+      const account = await services.accounts.upsert(`bench-${i}`, 30);
+      const accessory = await services.accessories.associate(
+        account.accountId,
+        `cam-${i}`,
+        `cam ${i}`,
+      );
+      accessories.push(accessory.accessoryId);
+      for (let c = 0; c < fanout; c++) {
+        const principal = {
+          subject: `bench-${i}`,
+          clientId: `client-${c}`,
+          scopes: new Set(['notifications', 'notifications_motion']),
+          rawScopes: [],
+          expiresAt: undefined,
+        };
+        const ctx = {
+          services,
+          principal,
+          require: () => undefined,
+          account: async () => account,
+          ownAccount: async () => account,
+        } as unknown as Parameters<typeof services.notifications.register>[0];
+        await services.notifications.register(ctx, account.accountId, {
+          url: receiverUrl,
+          authKey: AUTH_KEY,
+          eventTypes: ['activity_created', 'activity_finished', 'motion_started', 'motion_ended'],
+        });
+      }
+    }
+
+    // (2) Throughput: closed-loop ingest on every accessory for `seconds`.
+    const pendingCount = async () =>
+      Number(
+        (
+          await services.db.pool.query(
+            "SELECT count(*) AS n FROM deliveries WHERE state = 'pending'",
+          )
+        ).rows[0].n,
+      );
+    let created = 0;
+    let ingestErrors = 0;
+    const base = Date.now() - 10 * 86_400_000;
+    const ingestFor = async (ms: number) => {
+      const until = performance.now() + ms;
+      await Promise.all(
+        accessories.map(async (accessoryId, i) => {
+          let n = 0;
+          while (performance.now() < until) {
+            try {
+              await services.activities.create(accessoryId, {
+                createdAt: new Date(base + (created + n++) * 1000 + i),
+                relevanceLevel: 1,
+              });
+              created++;
+            } catch {
+              ingestErrors++;
+            }
+          }
+        }),
+      );
+    };
+    await ingestFor(1000); // warm-up
+    const warmDeliveries = (
+      await services.db.pool.query('SELECT count(*)::int AS n FROM deliveries')
+    ).rows[0].n as number;
+    while ((await pendingCount()) > 0) await sleep(50);
+    const receivedBefore = received;
+    const createdBefore = created;
+    const start = performance.now();
+    await ingestFor(seconds * 1000);
+    const ingestMs = performance.now() - start;
+    const receivedInWindow = received - receivedBefore;
+    const events = (created - createdBefore) * 2;
+    const backlog = await pendingCount();
+    while ((await pendingCount()) > 0) await sleep(20);
+    const drainedMs = performance.now() - start;
+    const totalDeliveries =
+      (await services.db.pool.query('SELECT count(*)::int AS n FROM deliveries')).rows[0].n -
+      warmDeliveries;
+    const sustained = receivedInWindow / (ingestMs / 1000);
+    const throughput = totalDeliveries / (drainedMs / 1000);
+
+    // (3) The dispatcher alone: a backlog queued in one statement (copies of a real delivery),
+    // drained to the receiver; the same receiver and per-receiver concurrency as the ceiling.
+    await sleep(200);
+    const receivedBeforeDrain = received;
+    await services.db.pool.query(
+      `INSERT INTO deliveries (kind, event_id, account_id, client_id, event_type, event_data,
+                               user_data, url, origin, auth_key)
+       SELECT kind, event_id, account_id, client_id, event_type, event_data, user_data, url,
+              origin, auth_key
+         FROM (SELECT * FROM deliveries ORDER BY id DESC LIMIT 1) d, generate_series(1, $1)`,
+      [backlogSize],
+    );
+    const drainStart = performance.now();
+    await services.db.pool.query("SELECT pg_notify('clipgate_deliveries', 'bench')");
+    while (received - receivedBeforeDrain < backlogSize) await sleep(5);
+    const drainRate = backlogSize / ((performance.now() - drainStart) / 1000);
+    while ((await pendingCount()) > 0) await sleep(20);
+
+    // (4) Latency at a fixed rate: motion events, open loop.
+    await sleep(200);
+    receipts.clear();
+    const committed = new Map<string, number>();
+    const latencyMs = seconds * 1000;
+    const interval = 1000 / rate;
+    const tasks: Promise<void>[] = [];
+    const latencyStart = performance.now();
+    for (let i = 0; performance.now() - latencyStart < latencyMs; i++) {
+      const due = latencyStart + i * interval;
+      const wait = due - performance.now();
+      if (wait > 1) await sleep(wait);
+      const accessoryId = accessories[i % accessories.length]!;
+      tasks.push(
+        reportMotion(services, {
+          accessoryId,
+          state: i % 2 === 0 ? 'started' : 'ended',
+          at: new Date(),
+          motionZones: ['z1'],
+        }).then((event) => {
+          committed.set(event.eventId, now());
+        }),
+      );
+    }
+    await Promise.all(tasks);
+    const offered = tasks.length / (latencyMs / 1000);
+    for (let i = 0; i < 200 && [...committed.keys()].some((id) => !receipts.has(id)); i++)
+      await sleep(25);
+    const latencies = [...committed]
+      .map(([id, at]) => (receipts.get(id) ?? NaN) - at)
+      .filter(Number.isFinite)
+      .sort((a, b) => a - b);
+    const lost = committed.size - latencies.length;
+
+    const f = (n: number, digits = 0) => n.toFixed(digits);
+    console.log(
+      `\nclipgate webhook delivery, ${seconds} s per phase, PostgreSQL ${server.host}, receiver verifying both signatures in its own process\n`,
+    );
+    console.log(
+      `bare undici POST loop (${connections} connections)     ${f(bareRps).padStart(7)} req/s   p50 ${f(quantile(bareLatencies, 0.5), 2)} ms  p99 ${f(quantile(bareLatencies, 0.99), 2)} ms`,
+    );
+    console.log(
+      `dispatcher draining a backlog of ${backlogSize}          ${f(drainRate).padStart(7)} deliveries/s   (${f(drainRate / bareRps, 2)} x bare)`,
+    );
+    console.log(`pipeline, ${concurrency} ingest loops, fan-out ${fanout}:`);
+    console.log(
+      `  ingested                                 ${f(events / (ingestMs / 1000)).padStart(7)} events/s (${f((created - createdBefore) / (ingestMs / 1000))} transactions/s)`,
+    );
+    console.log(
+      `  delivered while ingesting                ${f(sustained).padStart(7)} deliveries/s   (${f(sustained / bareRps, 2)} x bare)`,
+    );
+    console.log(
+      `  delivered, ingest to last receipt        ${f(throughput).padStart(7)} deliveries/s   (${f(throughput / bareRps, 2)} x bare; backlog ${backlog} when ingest stopped)`,
+    );
+    console.log(
+      `latency at ${rate} events/s (offered ${f(offered)}), commit -> receipt:  p50 ${f(quantile(latencies, 0.5), 2)} ms  p99 ${f(quantile(latencies, 0.99), 2)} ms  max ${f(latencies.at(-1) ?? NaN, 2)} ms  (${latencies.length} events${lost ? `, ${lost} not received` : ''})`,
+    );
+    console.log(
+      `receipts ${received} with bad signatures ${badSignatures}; ingest errors ${ingestErrors}`,
+    );
+    const best = Math.max(drainRate, throughput);
+    console.log(
+      `targets: >= 2000 deliveries/s: ${best >= 2000 ? 'met' : 'missed'} (dispatcher), ${throughput >= 2000 ? 'met' : 'missed'} (end to end); >= 0.5 x bare: ${drainRate >= bareRps / 2 ? 'met' : 'missed'} (dispatcher); p99 < 100 ms at ${rate}/s: ${quantile(latencies, 0.99) < 100 ? 'met' : 'missed'}`,
+    );
+  } finally {
+    await app.close();
+    child.disconnect();
+    child.kill();
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}

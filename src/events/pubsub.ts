@@ -1,0 +1,157 @@
+import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
+import { createPubSub, type PubSub } from 'graphql-yoga';
+import { Redis } from 'ioredis';
+import type { Logger } from '../logger.ts';
+
+/** A committed event as it travels between instances (JSON-safe). */
+export interface WireEvent {
+  eventId: string;
+  accountId: string;
+  accessoryId: string | null;
+  eventType: string;
+  eventData: Record<string, unknown>;
+  /** ISO 8601. */
+  occurredAt: string;
+  /**
+   * The id of the previous event of this topic's stream (the account's or the accessory's),
+   * null when there was none, absent when the publisher does not know it. Subscribers use it to
+   * notice a message that overtook another, and fetch what they missed from the event log.
+   */
+  prev?: string | null;
+}
+
+/** What is published on one topic: one transaction's events of that stream, in id order. */
+export interface TopicMessage {
+  events: WireEvent[];
+}
+
+export interface TopicListener {
+  /** Resolves once every message published from now on is certain to reach the listener. */
+  ready: Promise<void>;
+  stop(): void;
+}
+
+/**
+ * The one pub/sub that feeds subscriptions: Yoga's `createPubSub` over an in-process
+ * EventTarget, or over `@graphql-yoga/redis-event-target` when REDIS_URL is set, so that a
+ * subscriber on one instance sees what another instance committed. Publishers hand it only
+ * committed events.
+ */
+export interface EventBus {
+  readonly kind: 'memory' | 'redis';
+  readonly pubsub: PubSub<Record<string, [TopicMessage]>>;
+  publish(topic: string, message: TopicMessage): void;
+  listen(topic: string, listener: (message: TopicMessage) => void): TopicListener;
+  /** Called after the bus reconnected: messages published while it was away are lost. */
+  onReconnect(callback: () => void): void;
+  close(): Promise<void>;
+}
+
+const TOPIC_PREFIX = 'clipgate:events:';
+
+export const accountTopic = (accountId: string) => `${TOPIC_PREFIX}account:${accountId}`;
+export const accessoryTopic = (accessoryId: string) => `${TOPIC_PREFIX}accessory:${accessoryId}`;
+
+type MessageEvent = CustomEvent<TopicMessage>;
+
+export async function createEventBus(
+  redisUrl: string | undefined,
+  logger: Logger,
+): Promise<EventBus> {
+  return redisUrl ? redisBus(redisUrl, logger) : memoryBus();
+}
+
+function memoryBus(): EventBus {
+  const target = new EventTarget();
+  const pubsub = createPubSub<Record<string, [TopicMessage]>>({ eventTarget: target });
+  return {
+    kind: 'memory',
+    pubsub,
+    publish: (topic, message) => pubsub.publish(topic, message),
+    listen(topic, listener) {
+      const handler = (event: Event) => listener((event as MessageEvent).detail);
+      target.addEventListener(topic, handler);
+      return {
+        ready: Promise.resolve(),
+        stop: () => target.removeEventListener(topic, handler),
+      };
+    },
+    onReconnect: () => {},
+    close: async () => {},
+  };
+}
+
+async function redisBus(url: string, logger: Logger): Promise<EventBus> {
+  const publisher = new Redis(url, { lazyConnect: true, connectionName: 'clipgate-publish' });
+  const subscriber = new Redis(url, { lazyConnect: true, connectionName: 'clipgate-subscribe' });
+  for (const [role, client] of [
+    ['publish', publisher],
+    ['subscribe', subscriber],
+  ] as const) {
+    client.on('error', (err: Error) => logger.warn({ err, role }, 'redis connection error'));
+  }
+  try {
+    await Promise.all([publisher.connect(), subscriber.connect()]);
+  } catch (err) {
+    publisher.disconnect();
+    subscriber.disconnect();
+    throw err;
+  }
+
+  // redis-event-target drops the promise of PUBLISH; a failure must be logged, not crash the
+  // process as an unhandled rejection. Subscribers repair a lost message from the event log as
+  // soon as a later one of the same stream arrives.
+  const publishClient = {
+    publish: (channel: string, message: string) =>
+      publisher.publish(channel, message).catch((err: unknown) => {
+        logger.warn({ err, channel }, 'publishing a live event failed');
+        return 0;
+      }),
+  } as unknown as Redis;
+  const target = createRedisEventTarget<MessageEvent>({
+    publishClient,
+    subscribeClient: subscriber,
+  });
+  const pubsub = createPubSub<Record<string, [TopicMessage]>>({ eventTarget: target });
+
+  const reconnectCallbacks: (() => void)[] = [];
+  const topics = new Map<string, number>();
+  // `connect()` resolved after the first 'ready': every later one is a reconnection.
+  subscriber.on('ready', () => {
+    // ioredis re-subscribes on reconnect; wait for that to be done (a SUBSCRIBE is answered in
+    // order) before subscribers look for what they missed.
+    void Promise.all([...topics.keys()].map((topic) => subscriber.subscribe(topic))).then(
+      () => reconnectCallbacks.forEach((callback) => callback()),
+      (err: unknown) => logger.warn({ err }, 'redis re-subscription failed'),
+    );
+  });
+
+  return {
+    kind: 'redis',
+    pubsub,
+    publish: (topic, message) => pubsub.publish(topic, message),
+    listen(topic, listener) {
+      const handler = (event: Event) => listener((event as MessageEvent).detail);
+      target.addEventListener(topic, handler);
+      topics.set(topic, (topics.get(topic) ?? 0) + 1);
+      // The event target subscribes without waiting; SUBSCRIBE is idempotent and answered in
+      // order, so the answer to this one says the channel is live.
+      const ready = subscriber.subscribe(topic).then(() => undefined);
+      ready.catch(() => {});
+      return {
+        ready,
+        stop: () => {
+          target.removeEventListener(topic, handler);
+          const left = (topics.get(topic) ?? 1) - 1;
+          if (left > 0) topics.set(topic, left);
+          else topics.delete(topic);
+        },
+      };
+    },
+    onReconnect: (callback) => void reconnectCallbacks.push(callback),
+    close: async () => {
+      subscriber.disconnect();
+      await publisher.quit().catch(() => publisher.disconnect());
+    },
+  };
+}

@@ -1,0 +1,313 @@
+import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import {
+  type DocumentNode,
+  type ExecutionArgs,
+  type GraphQLError,
+  type GraphQLSchema,
+} from 'graphql';
+import { makeServer, type SubscribePayload } from 'graphql-ws';
+import { WebSocket, WebSocketServer } from 'ws';
+import type { LiveConfig } from '../config.ts';
+import { authenticate, type RequestContext, type Services } from '../context.ts';
+import { AppError } from '../errors.ts';
+import type { LiveCarrier } from '../events/schema.ts';
+import type { LiveTransport } from '../events/subscriptions.ts';
+import type { Metrics } from '../http/metrics.ts';
+import type { Logger } from '../logger.ts';
+import { toGraphQLError } from './errors.ts';
+
+/**
+ * GraphQL over WebSocket (`graphql-transport-ws`, graphql-ws) on the `/graphql` path of the
+ * service's HTTP server, run through Yoga's envelop so that the schema, context, auth, error
+ * masking and validation are those of HTTP.
+ *
+ * Close codes (besides graphql-ws's own, e.g. 4400, 4406, 4408, 4409):
+ * - 4403: no, malformed or invalid token in `connection_init` (the reason says why), or the
+ *   token expired while connected ("Forbidden: the token has expired"): reconnect with a valid
+ *   token.
+ * - 4008: slow consumer: a subscriber's bounded buffer overflowed; reconnect and resume with
+ *   `after` (the last eventId received).
+ * - 4429: the token's subject has as many connections as it may.
+ * - 1013: the token could not be checked (the identity provider is unavailable); try again.
+ * - 1001: the server is shutting down; reconnect (to another instance) and resume with `after`.
+ * An instance at its connection limit answers the upgrade with HTTP 503 and Retry-After.
+ */
+
+/** The parts of Yoga's `getEnveloped` result used here. */
+interface Enveloped {
+  schema: GraphQLSchema;
+  parse(source: string): DocumentNode;
+  validate(schema: GraphQLSchema, document: DocumentNode): readonly GraphQLError[];
+  contextFactory(): unknown;
+  execute(args: ExecutionArgs): unknown;
+  subscribe(args: ExecutionArgs): unknown;
+}
+
+export type GetEnveloped = (initialContext: Record<string, unknown>) => Enveloped;
+
+export interface WebSocketOptions {
+  server: Server;
+  getEnveloped: GetEnveloped;
+  services: Services;
+  config: LiveConfig;
+  maxPayloadBytes: number;
+  metrics: Pick<Metrics, 'liveSockets'>;
+  logger: Logger;
+  /** True once the app drains: new upgrades are refused. */
+  draining(): boolean;
+}
+
+export interface WebSockets {
+  readonly size: number;
+  /** Closes every socket (1001) and stops accepting new ones; resolves when they are closed. */
+  close(): Promise<void>;
+}
+
+interface Connection {
+  socket: WebSocket;
+  transport: LiveTransport;
+  context: RequestContext | undefined;
+  subject: string | undefined;
+  alive: boolean;
+  closed: boolean;
+  expiry: NodeJS.Timeout | undefined;
+  close(code: number, reason: string): void;
+}
+
+type Extra = { connection: Connection };
+type Roots = { execute: Enveloped['execute']; subscribe: Enveloped['subscribe'] };
+
+const MAX_TIMER_MS = 2 ** 31 - 1;
+const CLOSE_GRACE_MS = 2000;
+
+/** A close reason is at most 123 bytes of UTF-8. */
+function closeReason(reason: string): string {
+  let out = reason;
+  while (Buffer.byteLength(out) > 123) out = out.slice(0, -1);
+  return out;
+}
+
+function rejectUpgrade(
+  socket: Duplex,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+) {
+  const body = JSON.stringify({
+    error: { code: status === 503 ? 'UNAVAILABLE' : 'NOT_FOUND', message },
+  });
+  const head = Object.entries({
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(body)),
+    connection: 'close',
+    ...headers,
+  })
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head}\r\n${body}`);
+}
+
+export function attachWebSockets(options: WebSocketOptions): WebSockets {
+  const { services, config, logger, metrics } = options;
+  const live = services.live;
+  const limiter = live.connections;
+  const connections = new Set<Connection>();
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: options.maxPayloadBytes,
+    handleProtocols: (protocols) =>
+      protocols.has('graphql-transport-ws') ? 'graphql-transport-ws' : false,
+  });
+
+  const server = makeServer<Record<string, unknown> | undefined, Extra>({
+    onConnect: async (ctx) => {
+      const connection = ctx.extra.connection;
+      const params = ctx.connectionParams ?? {};
+      const value = params.authorization ?? params.Authorization;
+      let context: RequestContext;
+      try {
+        context = await authenticate(services, typeof value === 'string' ? value : undefined);
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        if (err.code === 'UNAVAILABLE') connection.close(1013, `Try again later: ${err.message}`);
+        else connection.close(4403, `Forbidden: ${err.message}`);
+        return false;
+      }
+      if (connection.closed) return false;
+      const { subject, expiresAt } = context.principal;
+      if (!limiter.claim(subject)) {
+        connection.close(
+          4429,
+          `Too many connections for this subject (at most ${limiter.maxPerSubject})`,
+        );
+        return false;
+      }
+      connection.subject = subject;
+      connection.context = context;
+      if (expiresAt !== undefined) {
+        const ms = Math.max(0, Math.min(expiresAt * 1000 - Date.now(), MAX_TIMER_MS));
+        connection.expiry = setTimeout(
+          () => connection.close(4403, 'Forbidden: the token has expired'),
+          ms,
+        );
+        connection.expiry.unref();
+      }
+      return true;
+    },
+
+    onSubscribe: async (ctx, _id, payload: SubscribePayload) => {
+      const connection = ctx.extra.connection;
+      if (Object.keys(ctx.subscriptions).length > config.maxSubscriptionsPerConnection) {
+        return [
+          toGraphQLError(
+            new AppError(
+              'RATE_LIMITED',
+              `at most ${config.maxSubscriptionsPerConnection} operations per connection`,
+            ),
+            logger,
+          ),
+        ];
+      }
+      const carrier: LiveCarrier & Record<string, unknown> = {
+        wsContext: connection.context,
+        liveTransport: connection.transport,
+        params: payload,
+      };
+      const enveloped = options.getEnveloped(carrier);
+      let document: DocumentNode;
+      try {
+        document = enveloped.parse(payload.query);
+      } catch (err) {
+        return [toGraphQLError(err, logger)];
+      }
+      const errors = enveloped.validate(enveloped.schema, document);
+      if (errors.length > 0) return errors.map((e) => toGraphQLError(e, logger));
+      const roots: Roots = { execute: enveloped.execute, subscribe: enveloped.subscribe };
+      return {
+        schema: enveloped.schema,
+        document,
+        operationName: payload.operationName,
+        variableValues: payload.variables,
+        contextValue: await enveloped.contextFactory(),
+        rootValue: roots,
+      };
+    },
+    execute: (args) => (args.rootValue as Roots).execute(args) as never,
+    subscribe: (args) => (args.rootValue as Roots).subscribe(args) as never,
+  });
+
+  function open(socket: WebSocket): void {
+    const connection: Connection = {
+      socket,
+      context: undefined,
+      subject: undefined,
+      alive: true,
+      closed: false,
+      expiry: undefined,
+      close(code, reason) {
+        if (socket.readyState === WebSocket.OPEN) socket.close(code, closeReason(reason));
+      },
+      transport: {
+        kind: 'ws',
+        congested: () => socket.bufferedAmount > config.maxBufferedBytes,
+        cutSlowConsumer: (message) => {
+          connection.close(4008, `Slow consumer: ${message}`);
+          return true;
+        },
+      },
+    };
+    connections.add(connection);
+    metrics.liveSockets.inc();
+    // The upgrade checked for room; upgrades that raced past it are turned away here.
+    const counted = limiter.open();
+    if (!counted) connection.close(1013, 'Try again later: too many live connections');
+    socket.on('pong', () => (connection.alive = true));
+    socket.on('error', (err) => logger.debug({ err }, 'websocket error'));
+
+    const closed = server.opened(
+      {
+        protocol: socket.protocol,
+        send: (data) =>
+          new Promise<void>((resolve) => {
+            if (socket.readyState !== WebSocket.OPEN) return resolve();
+            // Resolves once the frame is handed to the kernel, so a subscription's next event
+            // waits for the previous one: a slow reader backs up into its bounded queue.
+            socket.send(data, () => resolve());
+          }),
+        close: (code, reason) => connection.close(code ?? 1000, reason ?? ''),
+        onMessage: (callback) =>
+          socket.on('message', (data, isBinary) => {
+            if (isBinary) return connection.close(4400, 'Binary messages are not accepted');
+            callback(String(data)).catch((err: unknown) => {
+              logger.error({ err }, 'graphql-ws message handling failed');
+              connection.close(4500, 'Internal server error');
+            });
+          }),
+      },
+      { connection },
+    );
+
+    socket.once('close', (code, reason) => {
+      connection.closed = true;
+      clearTimeout(connection.expiry);
+      connections.delete(connection);
+      metrics.liveSockets.dec();
+      if (counted) limiter.close();
+      if (connection.subject !== undefined) limiter.unclaim(connection.subject);
+      closed(code, String(reason)).catch((err: unknown) =>
+        logger.error({ err }, 'closing graphql-ws subscriptions failed'),
+      );
+    });
+  }
+
+  const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const { pathname } = new URL(request.url ?? '/', 'http://localhost');
+    if (pathname !== '/graphql') return rejectUpgrade(socket, 404, 'not found');
+    if (options.draining()) {
+      return rejectUpgrade(socket, 503, 'the server is shutting down', { 'retry-after': '1' });
+    }
+    if (limiter.total >= limiter.maxTotal) {
+      return rejectUpgrade(socket, 503, 'too many live connections on this instance', {
+        'retry-after': '5',
+      });
+    }
+    wss.handleUpgrade(request, socket, head, (ws) => open(ws));
+  };
+  options.server.on('upgrade', onUpgrade);
+
+  // One keep-alive sweep for all sockets: a socket that did not answer the last ping is dead.
+  const sweep = setInterval(() => {
+    for (const connection of connections) {
+      if (!connection.alive) {
+        connection.socket.terminate();
+        continue;
+      }
+      connection.alive = false;
+      connection.socket.ping();
+    }
+  }, config.keepAliveMs);
+  sweep.unref();
+
+  let closing: Promise<void> | undefined;
+  return {
+    get size() {
+      return connections.size;
+    },
+    close: () =>
+      (closing ??= (async () => {
+        clearInterval(sweep);
+        options.server.off('upgrade', onUpgrade);
+        const pending = [...connections].map(
+          (connection) =>
+            new Promise<void>((resolve) => {
+              connection.socket.once('close', () => resolve());
+              connection.close(1001, 'Server shutting down; reconnect and resume with after');
+              setTimeout(() => connection.socket.terminate(), CLOSE_GRACE_MS).unref();
+            }),
+        );
+        await Promise.all(pending);
+        await new Promise<void>((resolve) => wss.close(() => resolve()));
+      })()),
+  };
+}

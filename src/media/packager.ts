@@ -1,0 +1,311 @@
+import { spawn } from 'node:child_process';
+import { createHash, randomUUID } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { MediaConfig } from '../config.ts';
+import type { Logger } from '../logger.ts';
+import type { Database } from '../storage/database.ts';
+import { ObjectMissing, type MediaStore } from './store.ts';
+
+/** One MP4 upload to package; the upload id makes a job for a replaced upload a no-op. */
+export interface PackageJob {
+  accessoryId: string;
+  activityId: string;
+  uploadId: string;
+}
+
+/** A packaged file as recorded in media_objects.package_files. */
+export interface PackagedFile {
+  size: number;
+  sha256: string;
+}
+
+/** What media_objects.package_files holds once a package is ready. */
+export interface PackageManifest {
+  /** The directory under the upload's prefix, one per packaging run: `pkg-<run id>`. */
+  dir: string;
+  files: Record<string, PackagedFile>;
+}
+
+export const MAX_ATTEMPTS = 3;
+
+export const contentTypeOf = (file: string): string | undefined =>
+  ({
+    '.m3u8': 'application/vnd.apple.mpegurl',
+    '.mpd': 'application/dash+xml',
+    '.mp4': 'video/mp4',
+    '.m4s': 'video/iso.segment',
+  })[path.extname(file)];
+
+export const uploadPrefix = (job: PackageJob) =>
+  `${job.accessoryId}/${job.activityId}/${job.uploadId}/`;
+
+const jobKey = (job: PackageJob) => `${job.accessoryId}/${job.activityId}/${job.uploadId}`;
+
+/** ffmpeg failed on the input itself: retrying gives the same answer. */
+class PackagingFailed extends Error {}
+
+/**
+ * Packages uploaded MP4s as HLS (fMP4 segments) and DASH without re-encoding (`-c copy`), one
+ * ffmpeg process per clip writing both, in the background.
+ *
+ * The durable queue is the database: an upload sets `package_status = 'queued'`; a job is claimed
+ * by moving it to `running` (so among several instances exactly one packages it) and ends in
+ * `ready` or `failed`. In memory each instance keeps a bounded queue (`MEDIA_PACKAGER_QUEUE_MAX`)
+ * and runs at most `MEDIA_PACKAGER_CONCURRENCY` ffmpeg processes. An upload that finds the
+ * memory queue full stays queued in the database, and the poll (`MEDIA_PACKAGER_POLL_MS`, and
+ * whenever a slot frees up) picks it up, as it picks up jobs left by a restart or by an instance
+ * that died while running one (after twice the ffmpeg timeout).
+ */
+export class Packager {
+  readonly #queue: PackageJob[] = [];
+  readonly #known = new Set<string>();
+  readonly #running = new Map<string, { kill(): void; done: Promise<void> }>();
+  #timer: NodeJS.Timeout | undefined;
+  #stopping = false;
+  #polling: Promise<void> | undefined;
+  /** Resolves when the queue and the running jobs are empty (tests and benchmarks). */
+  #idleWaiters: (() => void)[] = [];
+
+  constructor(
+    private readonly db: Database,
+    private readonly store: MediaStore,
+    private readonly config: MediaConfig['packager'],
+    private readonly tmpDir: string,
+    private readonly logger: Logger,
+    /** Called when a job changed its row (claimed, ready, failed, requeued). */
+    private readonly onChange: (job: PackageJob) => void = () => {},
+  ) {}
+
+  get stats(): { queued: number; running: number } {
+    return { queued: this.#queue.length, running: this.#running.size };
+  }
+
+  /** Queues a job in memory; false when the queue is full (the poll picks it up later). */
+  enqueue(job: PackageJob): boolean {
+    if (this.#stopping) return false;
+    const key = jobKey(job);
+    if (this.#known.has(key)) return true;
+    if (this.#queue.length >= this.config.queueMax) {
+      this.logger.warn({ ...job, queued: this.#queue.length }, 'packaging queue full; job waits');
+      return false;
+    }
+    this.#known.add(key);
+    this.#queue.push(job);
+    this.#pump();
+    return true;
+  }
+
+  start(): void {
+    this.#timer = setInterval(() => void this.poll(), this.config.pollMs);
+    this.#timer.unref();
+    void this.poll();
+  }
+
+  /** Stops taking jobs, kills running ffmpeg processes and puts their jobs back as queued. */
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    clearInterval(this.#timer);
+    this.#queue.length = 0;
+    for (const run of this.#running.values()) run.kill();
+    await Promise.allSettled([...this.#running.values()].map((r) => r.done));
+    await this.#polling;
+  }
+
+  /** Resolves once nothing is queued or running in this instance. */
+  idle(): Promise<void> {
+    if (this.#queue.length === 0 && this.#running.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#idleWaiters.push(resolve));
+  }
+
+  /** Requeues stale `running` jobs and takes `queued` ones from the database into free slots. */
+  poll(): Promise<void> {
+    return (this.#polling ??= this.#poll()
+      .catch((err: unknown) => this.logger.error({ err }, 'packaging poll failed'))
+      .finally(() => (this.#polling = undefined)));
+  }
+
+  async #poll(): Promise<void> {
+    if (this.#stopping) return;
+    const staleS = 2 * this.config.timeoutS + 60;
+    await this.db.pool.query(
+      `UPDATE media_objects
+          SET package_status = CASE WHEN package_attempts >= $2 THEN 'failed' ELSE 'queued' END,
+              package_error = CASE WHEN package_attempts >= $2
+                                   THEN 'packaging did not finish in ' || $2 || ' attempts' END
+        WHERE package_status = 'running' AND package_started_at < now() - make_interval(secs => $1)`,
+      [staleS, MAX_ATTEMPTS],
+    );
+    const free = this.config.queueMax - this.#queue.length;
+    if (free <= 0) return;
+    const { rows } = await this.db.pool.query<{
+      accessory_id: string;
+      activity_id: string;
+      upload_id: string;
+    }>(
+      `SELECT accessory_id, activity_id, upload_id FROM media_objects
+        WHERE package_status = 'queued' ORDER BY uploaded_at LIMIT $1`,
+      [free + this.#known.size],
+    );
+    for (const r of rows) {
+      this.enqueue({
+        accessoryId: r.accessory_id,
+        activityId: r.activity_id,
+        uploadId: r.upload_id,
+      });
+    }
+  }
+
+  #pump(): void {
+    while (!this.#stopping && this.#running.size < this.config.concurrency && this.#queue.length) {
+      const job = this.#queue.shift()!;
+      const key = jobKey(job);
+      let kill = () => {};
+      const done = this.#run(job, (k) => (kill = k))
+        .catch((err: unknown) => this.logger.error({ err, ...job }, 'packaging failed'))
+        .finally(() => {
+          this.#running.delete(key);
+          this.#known.delete(key);
+          this.#pump();
+          if (this.#queue.length === 0 && !this.#stopping) void this.poll();
+          if (this.#queue.length === 0 && this.#running.size === 0) {
+            for (const resolve of this.#idleWaiters.splice(0)) resolve();
+          }
+        });
+      this.#running.set(key, { kill: () => kill(), done });
+    }
+  }
+
+  async #run(job: PackageJob, onKill: (kill: () => void) => void): Promise<void> {
+    const pk = [job.accessoryId, job.activityId, job.uploadId];
+    const claimed = await this.db.pool.query(
+      `UPDATE media_objects
+          SET package_status = 'running', package_started_at = now(),
+              package_attempts = package_attempts + 1, package_error = NULL
+        WHERE accessory_id = $1 AND activity_id = $2 AND kind = 'mp4' AND upload_id = $3
+          AND package_status = 'queued'`,
+      pk,
+    );
+    if (claimed.rowCount === 0) return; // another instance has it, or the upload was replaced
+    this.onChange(job);
+    const started = Date.now();
+    const dir = `pkg-${randomUUID().slice(0, 8)}`;
+    const outPrefix = `${uploadPrefix(job)}${dir}/`;
+    const work = path.join(this.tmpDir, `package-${randomUUID()}`);
+    let uploaded = false;
+    let outcome:
+      | { status: 'ready'; manifest: PackageManifest }
+      | { status: 'failed' | 'queued'; error: string };
+    try {
+      const input = await this.store.localCopy(`${uploadPrefix(job)}clip.mp4`, this.tmpDir);
+      try {
+        await fs.mkdir(path.join(work, 'hls'), { recursive: true });
+        await fs.mkdir(path.join(work, 'dash'), { recursive: true });
+        await this.#ffmpeg(input.path, work, onKill);
+      } finally {
+        await input.release();
+      }
+      const files: Record<string, PackagedFile> = {};
+      uploaded = true;
+      for (const rel of await outputs(work)) {
+        const file = path.join(work, rel);
+        files[rel] = await describe(file);
+        await this.store.put(`${outPrefix}${rel}`, file, contentTypeOf(rel)!);
+      }
+      if (!files['hls/activity.m3u8'] || !files['activity.mpd']) {
+        throw new PackagingFailed('ffmpeg wrote no playlist');
+      }
+      outcome = { status: 'ready', manifest: { dir, files } };
+    } catch (err) {
+      if (this.#stopping) {
+        outcome = { status: 'queued', error: 'interrupted by shutdown' };
+      } else if (err instanceof PackagingFailed || err instanceof ObjectMissing) {
+        outcome = { status: 'failed', error: err.message };
+      } else {
+        this.logger.warn({ err, ...job }, 'packaging attempt failed');
+        outcome = { status: 'queued', error: (err as Error).message };
+      }
+    } finally {
+      await fs.rm(work, { recursive: true, force: true });
+    }
+
+    const { rowCount } = await this.db.pool.query(
+      outcome.status === 'ready'
+        ? `UPDATE media_objects SET package_status = 'ready', package_files = $4, package_error = NULL
+            WHERE accessory_id = $1 AND activity_id = $2 AND kind = 'mp4' AND upload_id = $3
+              AND package_status = 'running'`
+        : `UPDATE media_objects
+              SET package_status = CASE WHEN $5 = 'queued' AND package_attempts < $6 THEN 'queued'
+                                        ELSE 'failed' END,
+                  package_error = $4,
+                  package_attempts = package_attempts - CASE WHEN $7 THEN 1 ELSE 0 END
+            WHERE accessory_id = $1 AND activity_id = $2 AND kind = 'mp4' AND upload_id = $3
+              AND package_status = 'running'`,
+      outcome.status === 'ready'
+        ? [...pk, JSON.stringify(outcome.manifest)]
+        : [...pk, outcome.error.slice(0, 2000), outcome.status, MAX_ATTEMPTS, this.#stopping],
+    );
+    this.onChange(job);
+    if (outcome.status !== 'ready' || rowCount === 0) {
+      // Not recorded (failed, or the upload was replaced or deleted meanwhile): drop this run's
+      // output; the upload's prefix as a whole is the garbage collector's.
+      if (uploaded) await this.store.deletePrefix(outPrefix).catch(() => undefined);
+    }
+    this.logger.info(
+      { ...job, status: rowCount === 0 ? 'discarded' : outcome.status, ms: Date.now() - started },
+      'packaging finished',
+    );
+  }
+
+  #ffmpeg(input: string, cwd: string, onKill: (kill: () => void) => void): Promise<void> {
+    const s = String(this.config.segmentS);
+    const streams = ['-map', '0:v:0', '-map', '0:a:0?', '-c', 'copy'];
+    const args = [
+      ['-nostdin', '-hide_banner', '-loglevel', 'error', '-i', input],
+      [...streams, '-f', 'hls', '-hls_time', s, '-hls_playlist_type', 'vod'],
+      ['-hls_segment_type', 'fmp4', '-hls_fmp4_init_filename', 'init.mp4'],
+      ['-hls_segment_filename', 'hls/seg-%05d.m4s', 'hls/activity.m3u8'],
+      [...streams, '-f', 'dash', '-seg_duration', s, '-use_template', '1', '-use_timeline', '1'],
+      ['-init_seg_name', 'dash/init-$RepresentationID$.m4s'],
+      ['-media_seg_name', 'dash/chunk-$RepresentationID$-$Number%05d$.m4s', 'activity.mpd'],
+    ].flat();
+    return new Promise((resolve, reject) => {
+      const child = spawn(this.config.ffmpeg, args, {
+        cwd,
+        stdio: ['ignore', 'ignore', 'pipe'],
+        timeout: this.config.timeoutS * 1000,
+        killSignal: 'SIGKILL',
+      });
+      onKill(() => child.kill('SIGKILL'));
+      let stderr = '';
+      child.stderr.setEncoding('utf8');
+      child.stderr.on('data', (d: string) => (stderr = (stderr + d).slice(-4000)));
+      child.on('error', reject); // e.g. ffmpeg not installed: transient, retried
+      child.on('close', (code, signal) => {
+        if (code === 0) return resolve();
+        const why = signal ? `ffmpeg was killed (${signal})` : `ffmpeg exited with ${code}`;
+        reject(new PackagingFailed(`${why}: ${stderr.trim().split('\n').slice(-3).join(' | ')}`));
+      });
+    });
+  }
+}
+
+/** The files ffmpeg wrote that a player may ask for, relative to the work directory. */
+async function outputs(work: string): Promise<string[]> {
+  const entries = await fs.readdir(work, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((e) => e.isFile() && contentTypeOf(e.name))
+    .map((e) => path.relative(work, path.join(e.parentPath, e.name)).split(path.sep).join('/'))
+    .sort();
+}
+
+async function describe(file: string): Promise<PackagedFile> {
+  const hash = createHash('sha256');
+  let size = 0;
+  for await (const chunk of createReadStream(file) as AsyncIterable<Buffer>) {
+    hash.update(chunk);
+    size += chunk.length;
+  }
+  return { size, sha256: hash.digest('hex') };
+}

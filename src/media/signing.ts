@@ -1,0 +1,144 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { AppError } from '../errors.ts';
+
+/** The four media URLs of an activity; null where that media does not exist (yet). */
+export interface MediaUrls {
+  image: string | null;
+  mp4: string | null;
+  mpd: string | null;
+  hls: string | null;
+}
+
+/** What media of one activity exists, as far as URLs are concerned. */
+export interface MediaPresence {
+  image: boolean;
+  mp4: boolean;
+  /** HLS and DASH are packaged from the MP4 in the background; true once they are ready. */
+  packaged: boolean;
+}
+
+const TOKEN = /^(\d{1,12})\.([A-Za-z0-9_-]{43})$/;
+const SECRET_FILE = 'media-url-secret';
+
+/**
+ * Signed media URLs (api-contract 4.4): a capability for reading one activity's media without a
+ * bearer token, until it expires.
+ *
+ * The signature is a path segment, not a query parameter, so that the relative URLs inside the
+ * HLS and DASH manifests (`seg-00001.m4s`, `dash/init-0.m4s`) resolve to URLs that carry it too:
+ *
+ *     /api/accessories/{accessoryId}/activities/{activityId}/signed/{expires}.{mac}/mp4
+ *
+ * `expires` is unix seconds; `mac` is base64url HMAC-SHA256 over
+ * `{accessoryId}/{activityId}/{expires}`, keyed with a key derived from the server secret
+ * (`MEDIA_URL_SECRET`, or one generated into DATA_DIR). One signature covers every media file of
+ * that activity and nothing else. Expiry is rounded up to a step of a fifth of the TTL, so that
+ * the same URL is handed out for a while and browsers can cache what it points to; a URL is
+ * valid for at least the TTL and at most 1.2 times it.
+ */
+export class MediaSigner {
+  readonly #key: Buffer;
+
+  constructor(
+    secret: string,
+    readonly ttlS: number,
+    /** Absolute URLs when set (`PUBLIC_BASE_URL`), else root-relative. */
+    readonly baseUrl = '',
+  ) {
+    this.#key = createHmac('sha256', secret).update('clipgate/media-url/v1').digest();
+  }
+
+  /** A signer whose secret comes from configuration, or from (or into) DATA_DIR. */
+  static async create(options: {
+    secret: string | undefined;
+    ttlS: number;
+    baseUrl: string | undefined;
+    dataDir: string;
+  }): Promise<{ signer: MediaSigner; generated: boolean | undefined }> {
+    const { secret, generated } = options.secret
+      ? { secret: options.secret, generated: undefined }
+      : await loadSecret(options.dataDir);
+    return { signer: new MediaSigner(secret, options.ttlS, options.baseUrl ?? ''), generated };
+  }
+
+  #mac(accessoryId: string, activityId: string, expires: number): Buffer {
+    return createHmac('sha256', this.#key)
+      .update(`${accessoryId}/${activityId}/${expires}`)
+      .digest();
+  }
+
+  /** The expiry handed out now: at least `ttlS` ahead, rounded up to a step of ttlS / 5. */
+  expiry(nowMs = Date.now()): number {
+    const step = Math.max(1, Math.floor(this.ttlS / 5));
+    return Math.ceil((Math.floor(nowMs / 1000) + this.ttlS) / step) * step;
+  }
+
+  token(accessoryId: string, activityId: string, expires = this.expiry()): string {
+    return `${expires}.${this.#mac(accessoryId, activityId, expires).toString('base64url')}`;
+  }
+
+  /** Throws 403 PERMISSION_DENIED unless the token is this server's, for this activity, unexpired. */
+  verify(accessoryId: string, activityId: string, token: string, nowMs = Date.now()): void {
+    const m = TOKEN.exec(token);
+    const expires = m ? Number(m[1]) : NaN;
+    const given = m ? Buffer.from(m[2]!, 'base64url') : Buffer.alloc(0);
+    const expected = this.#mac(accessoryId, activityId, Number.isFinite(expires) ? expires : 0);
+    if (!m || given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      throw denied('the media URL signature is not valid');
+    }
+    if (expires * 1000 <= nowMs) throw denied('the media URL has expired');
+  }
+
+  /** The base of an activity's signed media URLs (append `mp4`, `hls/activity.m3u8`, ...). */
+  base(
+    accessoryId: string,
+    activityId: string,
+    token = this.token(accessoryId, activityId),
+  ): string {
+    return `${this.baseUrl}${activityPath(accessoryId, activityId)}/signed/${token}/`;
+  }
+
+  urls(accessoryId: string, activityId: string, has: MediaPresence): MediaUrls | null {
+    if (!has.image && !has.mp4) return null;
+    const base = this.base(accessoryId, activityId);
+    return {
+      image: has.image ? `${base}image` : null,
+      mp4: has.mp4 ? `${base}mp4` : null,
+      mpd: has.mp4 && has.packaged ? `${base}mpd` : null,
+      hls: has.mp4 && has.packaged ? `${base}hls/activity.m3u8` : null,
+    };
+  }
+}
+
+export const activityPath = (accessoryId: string, activityId: string) =>
+  `/api/accessories/${encodeURIComponent(accessoryId)}/activities/${encodeURIComponent(activityId)}`;
+
+const denied = (message: string) =>
+  new AppError('PERMISSION_DENIED', message, {}, { 'Cache-Control': 'no-store' });
+
+async function loadSecret(dataDir: string): Promise<{ secret: string; generated: boolean }> {
+  const file = path.join(dataDir, SECRET_FILE);
+  const read = async () => {
+    const text = (await readFile(file, 'utf8')).trim();
+    if (!text) throw new Error(`${file} is empty`);
+    return text;
+  };
+  try {
+    return { secret: await read(), generated: false };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  const text = randomBytes(32).toString('base64url');
+  await mkdir(dataDir, { recursive: true });
+  try {
+    await writeFile(file, text, { mode: 0o600, flag: 'wx' });
+  } catch (err) {
+    // Another process sharing DATA_DIR created it first: use theirs.
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST')
+      return { secret: await read(), generated: false };
+    throw err;
+  }
+  return { secret: text, generated: true };
+}

@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { notFound } from '../errors.ts';
+import { eventTypes } from '../events/types.ts';
+import { route } from '../http/rest.ts';
+import { AUTH_KEY_MAX, AUTH_KEY_MIN, registrationJson, USER_DATA_MAX_BYTES } from './service.ts';
+
+// The fields are checked by checkRegistration (shared with GraphQL), so that every problem is a
+// 400 naming the field itself; the schema here catches unknown fields and describes the body.
+const registrationBody = z
+  .object({
+    url: z.unknown().meta({
+      type: 'string',
+      format: 'uri',
+      maxLength: 2048,
+      description: 'Absolute https URL (http only with WEBHOOK_ALLOW_HTTP), without credentials',
+    }),
+    authKey: z.unknown().meta({
+      type: 'string',
+      minLength: AUTH_KEY_MIN,
+      maxLength: AUTH_KEY_MAX,
+      description: 'The HMAC key of the signatures; never returned',
+    }),
+    eventTypes: z.unknown().meta({
+      type: 'array',
+      minItems: 1,
+      uniqueItems: true,
+      items: { type: 'string', enum: [...eventTypes] },
+      description: 'motion_* require notifications_motion; account_deleted is always sent',
+    }),
+    userData: z
+      .unknown()
+      .optional()
+      .meta({
+        type: 'object',
+        description: `Echoed in every notification; a JSON object of at most ${USER_DATA_MAX_BYTES} bytes`,
+      }),
+  })
+  .strict();
+
+const path = '/api/accounts/{accountId}/notifications';
+const scopes = ['notifications', 'notifications_motion'] as const;
+
+export const notificationRoutes = [
+  route({
+    method: 'PUT',
+    path,
+    summary: "Registers (or overwrites) the calling client's receiver of server notifications",
+    scopes: [...scopes],
+    body: registrationBody,
+    async handle(ctx, { params, body }) {
+      const registration = await ctx.services.notifications.register(ctx, params.accountId!, body);
+      return { body: registrationJson(registration) };
+    },
+  }),
+  route({
+    method: 'GET',
+    path,
+    summary: "The calling client's registration on the account",
+    scopes: [...scopes],
+    async handle(ctx, { params }) {
+      const registration = await ctx.services.notifications.get(ctx, params.accountId!);
+      if (!registration) throw notFound('registration');
+      return { body: registrationJson(registration) };
+    },
+  }),
+  route({
+    method: 'DELETE',
+    path,
+    summary: "Removes the calling client's registration; what is still queued for it is dropped",
+    scopes: [...scopes],
+    async handle(ctx, { params }) {
+      if (!(await ctx.services.notifications.unregister(ctx, params.accountId!))) {
+        throw notFound('registration');
+      }
+      return { status: 204 };
+    },
+  }),
+];

@@ -1,0 +1,257 @@
+import { AppError, invalidArgument } from '../errors.ts';
+import { recordedEventTypes, type EventType } from '../events/types.ts';
+import { builder } from '../graphql/builder.ts';
+import {
+  MAX_DELIVERIES_PAGE,
+  reportMotion,
+  TEST_EVENT_TYPE,
+  type AttemptView,
+  type DeliveryView,
+  type MotionState,
+  type RegistrationView,
+} from './service.ts';
+
+/** The contract's event types, by their wire names (api-contract 6). */
+export const EventTypeRef = builder.enumType('EventType', {
+  description:
+    'The event types of notifications and subscriptions, by their wire names. zones_saved is streamed to subscribers only: registrations refuse it.',
+  // Every type the event log records, so that subscriptions can stream them all (issue 4).
+  values: recordedEventTypes,
+});
+
+const MotionStateRef = builder.enumType('MotionState', {
+  values: ['started', 'ended'] as const,
+});
+
+const DeliveryStateRef = builder.enumType('DeliveryState', {
+  description:
+    'pending: queued, in flight or waiting for a retry; delivered: a 2xx; discarded: every attempt failed (redeliverNotification queues it again); gone: the receiver answered 410 and its registration was removed; dropped: the registration was removed before it was sent.',
+  values: ['pending', 'delivered', 'discarded', 'gone', 'dropped'] as const,
+});
+
+const DeliveryKindRef = builder.enumType('DeliveryKind', {
+  description: `event: a notification of an event; test: sent by sendTestNotification (eventType ${TEST_EVENT_TYPE}).`,
+  values: ['event', 'test'] as const,
+});
+
+const not = (value: unknown) => (value === undefined ? null : value);
+
+const RegistrationRef = builder.objectRef<RegistrationView>('NotificationRegistration').implement({
+  description:
+    "The calling client's receiver of server notifications on an account. The authKey is never returned.",
+  fields: (t) => ({
+    accountId: t.exposeID('accountId'),
+    clientId: t.exposeString('clientId'),
+    url: t.exposeString('url'),
+    eventTypes: t.field({ type: [EventTypeRef], resolve: (r) => r.eventTypes }),
+    userData: t.field({ type: 'JSON', nullable: true, resolve: (r) => r.userData }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+  }),
+});
+
+const AttemptRef = builder.objectRef<AttemptView>('DeliveryAttempt').implement({
+  description: 'One attempt to deliver a notification.',
+  fields: (t) => ({
+    attempt: t.exposeInt('attempt', {
+      description: 'The number of the attempt, from 1; a gap is an attempt cut short by a crash.',
+    }),
+    startedAt: t.expose('startedAt', { type: 'DateTime' }),
+    durationMs: t.exposeInt('durationMs'),
+    outcome: t.exposeString('outcome', { description: 'accepted (2xx), gone (410) or failed.' }),
+    status: t.exposeInt('status', { nullable: true, description: 'The HTTP status, if any.' }),
+    error: t.exposeString('error', {
+      nullable: true,
+      description:
+        'Why no status: timeout, dns, connect, tls, blocked_address, protocol or key_unavailable.',
+    }),
+    errorMessage: t.exposeString('errorMessage', { nullable: true }),
+    response: t.exposeString('responseSnippet', {
+      description: "The first 2 KiB of the receiver's answer.",
+    }),
+  }),
+});
+
+const DeliveryRef = builder.objectRef<DeliveryView>('NotificationDelivery').implement({
+  description: 'One notification to the calling client’s receiver, with every attempt.',
+  fields: (t) => ({
+    id: t.exposeID('deliveryId'),
+    kind: t.field({ type: DeliveryKindRef, resolve: (d) => d.kind }),
+    eventId: t.exposeID('eventId', { nullable: true, description: 'Null for a test.' }),
+    webhookId: t.exposeString('webhookId', {
+      description: 'The webhook-id header: the event id, or test_<id> for a test.',
+    }),
+    eventType: t.exposeString('eventType', {
+      description: `An EventType wire name, or ${TEST_EVENT_TYPE} for a test (not an EventType).`,
+    }),
+    eventData: t.field({ type: 'JSON', resolve: (d) => d.eventData }),
+    status: t.field({ type: DeliveryStateRef, resolve: (d) => d.state }),
+    url: t.exposeString('url'),
+    attemptCount: t.exposeInt('attemptCount'),
+    nextAttemptAt: t.expose('nextAttemptAt', { type: 'DateTime', nullable: true }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    finishedAt: t.expose('finishedAt', { type: 'DateTime', nullable: true }),
+    attempts: t.field({ type: [AttemptRef], resolve: (d) => d.attempts }),
+  }),
+});
+
+const MotionEventRef = builder
+  .objectRef<{
+    eventId: string;
+    eventType: EventType;
+    accessoryId: string;
+    motionZones: string[];
+    timestamp: string;
+  }>('MotionEvent')
+  .implement({
+    fields: (t) => ({
+      eventId: t.exposeID('eventId'),
+      eventType: t.field({ type: EventTypeRef, resolve: (e) => e.eventType }),
+      accessoryId: t.exposeID('accessoryId'),
+      motionZones: t.exposeStringList('motionZones'),
+      timestamp: t.field({ type: 'DateTime', resolve: (e) => new Date(e.timestamp) }),
+    }),
+  });
+
+const RegisterInput = builder.inputType('RegisterNotificationsInput', {
+  fields: (t) => ({
+    accountId: t.id({ required: true, description: 'The caller’s own account id.' }),
+    url: t.string({ required: true }),
+    authKey: t.string({ required: true, description: '16..256 characters; never returned.' }),
+    eventTypes: t.field({ type: [EventTypeRef], required: true }),
+    userData: t.field({ type: 'JSON', description: 'A JSON object of at most 4 KiB.' }),
+  }),
+});
+
+const notifications = { notifications: true, notifications_motion: true } as const;
+
+/** null instead of NOT_FOUND: another account's resource is as missing as none. */
+const orNull = <T>(promise: Promise<T>): Promise<T | null> =>
+  promise.catch((err: unknown) => {
+    if (err instanceof AppError && err.code === 'NOT_FOUND') return null;
+    throw err;
+  });
+
+builder.queryFields((t) => ({
+  notificationRegistration: t.field({
+    type: RegistrationRef,
+    nullable: true,
+    description: "The calling client's registration on its account; null when none.",
+    authScopes: notifications,
+    args: { accountId: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) =>
+      orNull(ctx.services.notifications.get(ctx, String(args.accountId))),
+  }),
+  notificationDeliveries: t.connection(
+    {
+      type: DeliveryRef,
+      nullable: true,
+      description:
+        "The delivery log of the calling client's receiver on its account, newest first; each delivery with its attempts. Kept for DELIVERY_LOG_RETENTION_DAYS.",
+      authScopes: notifications,
+      args: { accountId: t.arg.id({ required: true }) },
+      resolve: async (_root, args, ctx) => {
+        if (args.last != null || args.before != null) {
+          throw invalidArgument(
+            args.last != null ? 'last' : 'before',
+            'notificationDeliveries pages forward only (first, after)',
+          );
+        }
+        const first = args.first ?? 20;
+        if (first < 1 || first > MAX_DELIVERIES_PAGE) {
+          throw invalidArgument('first', `first must be 1..${MAX_DELIVERIES_PAGE}`);
+        }
+        const page = await orNull(
+          ctx.services.notifications.deliveries(
+            ctx,
+            String(args.accountId),
+            first,
+            args.after ?? undefined,
+          ),
+        );
+        if (!page) return null;
+        const { deliveries } = page;
+        return {
+          edges: deliveries.map((d) => ({ cursor: d.deliveryId, node: d })),
+          pageInfo: {
+            hasNextPage: page.hasNextPage,
+            hasPreviousPage: false,
+            startCursor: deliveries[0]?.deliveryId ?? null,
+            endCursor: deliveries.at(-1)?.deliveryId ?? null,
+          },
+        };
+      },
+    },
+    { name: 'NotificationDeliveryConnection' },
+    { name: 'NotificationDeliveryEdge' },
+  ),
+}));
+
+builder.mutationFields((t) => ({
+  registerNotifications: t.field({
+    type: RegistrationRef,
+    description:
+      "Registers (or overwrites) the calling client's receiver on its account; in effect when this returns. motion_* types need notifications_motion.",
+    authScopes: notifications,
+    args: { input: t.arg({ type: RegisterInput, required: true }) },
+    resolve: (_root, { input }, ctx) =>
+      ctx.services.notifications.register(ctx, String(input.accountId), {
+        url: input.url,
+        authKey: input.authKey,
+        eventTypes: input.eventTypes,
+        userData: not(input.userData),
+      }),
+  }),
+  unregisterNotifications: t.boolean({
+    description:
+      "Removes the calling client's registration (what is still queued for it is dropped); false when there was none.",
+    authScopes: notifications,
+    args: { accountId: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) =>
+      ctx.services.notifications.unregister(ctx, String(args.accountId)),
+  }),
+  sendTestNotification: t.field({
+    type: DeliveryRef,
+    description: `Sends a notification with eventType ${TEST_EVENT_TYPE} and eventData {} to the calling client's receiver, like any other (signed, retried, logged). ${TEST_EVENT_TYPE} is not an EventType: receivers should answer 2xx to types they do not know.`,
+    authScopes: notifications,
+    args: { accountId: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => ctx.services.notifications.sendTest(ctx, String(args.accountId)),
+  }),
+  redeliverNotification: t.field({
+    type: DeliveryRef,
+    description:
+      'Queues a discarded (or dropped, or gone) delivery again, to the registration as it is now, for a full round of attempts; a pending or delivered one is a CONFLICT.',
+    authScopes: notifications,
+    args: { deliveryId: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) =>
+      ctx.services.notifications.redeliver(ctx, String(args.deliveryId)),
+  }),
+  reportMotion: t.field({
+    type: MotionEventRef,
+    description:
+      'Ingest: motion started or ended on an accessory. Records motion_started / motion_ended (eventData {accessoryId, motionZones, timestamp}); no activity changes.',
+    authScopes: { ingest: true },
+    args: {
+      accessoryId: t.arg.id({ required: true }),
+      state: t.arg({ type: MotionStateRef, required: true }),
+      at: t.arg({ type: 'DateTime', description: 'When; default now.' }),
+      motionZones: t.arg.stringList({ description: 'Zone ids z1..z5, zR; default none.' }),
+    },
+    resolve: async (_root, args, ctx) => {
+      const event = await reportMotion(ctx.services, {
+        accessoryId: String(args.accessoryId),
+        state: args.state as MotionState,
+        at: args.at ?? new Date(),
+        motionZones: args.motionZones ?? [],
+      });
+      const data = event.eventData as { motionZones: string[]; timestamp: string };
+      return {
+        eventId: event.eventId,
+        eventType: event.eventType as EventType,
+        accessoryId: String(args.accessoryId),
+        motionZones: data.motionZones,
+        timestamp: data.timestamp,
+      };
+    },
+  }),
+}));

@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import { route } from '../http/rest.ts';
+import { zonesJson } from './service.ts';
+
+const vertex = z.object({ x: z.number(), y: z.number() }).strict();
+
+const zone = z
+  .object({ id: z.string(), name: z.string(), color: z.string(), vertices: z.array(vertex) })
+  .strict();
+
+/**
+ * The body of `PUT .../zones`: the shape only (types, unknown members); the rules are
+ * checkZones'. `lastModified` is accepted so that a GET body can be sent back as it is, and
+ * ignored: the service sets it.
+ */
+export const zonesBody = z
+  .object({
+    zones: z.array(zone),
+    lastModified: z.string().nullable().optional(),
+  })
+  .strict();
+
+export const zoneRoutes = [
+  route({
+    method: 'GET',
+    path: '/api/accessories/{accessoryId}/zones',
+    summary: "The accessory's zones and when they were last saved (null before the first save)",
+    scopes: ['activities_basic'],
+    async handle(ctx, { params }) {
+      const account = await ctx.ownAccount();
+      return { body: zonesJson(await ctx.services.zones.get(account, params.accessoryId!)) };
+    },
+  }),
+  route({
+    method: 'PUT',
+    path: '/api/accessories/{accessoryId}/zones',
+    summary:
+      "Replaces the accessory's zones (at most 5, ids z1..z5, 3..32 vertices in [0, 1], simple polygons)",
+    scopes: ['zones'],
+    body: zonesBody,
+    async handle(ctx, { params, body }) {
+      const account = await ctx.ownAccount();
+      const saved = await ctx.services.zones.save(account, params.accessoryId!, body.zones);
+      return { body: zonesJson(saved) };
+    },
+  }),
+];

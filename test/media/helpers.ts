@@ -1,0 +1,154 @@
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs/promises';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import S3rver from 's3rver';
+import type { TestApp } from '../helpers/app.ts';
+
+export const run = promisify(execFile);
+
+/** An S3-protocol server (s3rver) on a loopback port, with one bucket, in a temporary directory. */
+export async function startS3(): Promise<{ env: Record<string, string>; close(): Promise<void> }> {
+  const directory = await fs.mkdtemp(path.join(os.tmpdir(), 'clipgate-s3-'));
+  const bucket = 'clipgate-media';
+  const server = new S3rver({
+    address: '127.0.0.1',
+    port: 0,
+    directory,
+    silent: true,
+    configureBuckets: [{ name: bucket }],
+  });
+  const { port } = await server.run();
+  return {
+    env: {
+      MEDIA_S3_BUCKET: bucket,
+      MEDIA_S3_ENDPOINT: `http://127.0.0.1:${port}`,
+      MEDIA_S3_REGION: 'us-east-1',
+      MEDIA_S3_ACCESS_KEY_ID: 'S3RVER',
+      MEDIA_S3_SECRET_ACCESS_KEY: 'S3RVER',
+    },
+    close: async () => {
+      server.httpServer?.closeAllConnections();
+      await server.close();
+      await fs.rm(directory, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface Clip {
+  dir: string;
+  mp4: Buffer;
+  jpg: Buffer;
+  sha256: { mp4: string; jpg: string };
+}
+
+/** A 3-second 320x240 H.264 clip (a keyframe a second) and a JPG, made with ffmpeg. */
+export async function makeClip(): Promise<Clip> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'clipgate-clip-'));
+  const mp4 = path.join(dir, 'clip.mp4');
+  const jpg = path.join(dir, 'image.jpg');
+  const lavfi = ['-nostdin', '-v', 'error', '-f', 'lavfi'];
+  await run('ffmpeg', [
+    ...lavfi,
+    ...['-i', 'testsrc=duration=3:size=320x240:rate=25', '-c:v', 'libx264', '-g', '25'],
+    ...['-pix_fmt', 'yuv420p', '-movflags', '+faststart', mp4],
+  ]);
+  await run('ffmpeg', [...lavfi, '-i', 'testsrc=size=160x120', '-frames:v', '1', jpg]);
+  const [mp4Bytes, jpgBytes] = await Promise.all([fs.readFile(mp4), fs.readFile(jpg)]);
+  return {
+    dir,
+    mp4: mp4Bytes,
+    jpg: jpgBytes,
+    sha256: { mp4: sha256(mp4Bytes), jpg: sha256(jpgBytes) },
+  };
+}
+
+export const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+/** PUTs media as the ingest client does. */
+export async function upload(
+  t: TestApp,
+  token: string | undefined,
+  accessoryId: string,
+  activityId: string,
+  kind: 'image' | 'mp4',
+  body: Buffer,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Headers; body: any }> {
+  const res = await fetch(`${t.url}${mediaPath(accessoryId, activityId)}/${kind}`, {
+    method: 'PUT',
+    headers: {
+      'content-type': kind === 'mp4' ? 'video/mp4' : 'image/jpeg',
+      ...(token && { authorization: `Bearer ${token}` }),
+      ...headers,
+    },
+    body: Uint8Array.from(body),
+  });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
+}
+
+export const mediaPath = (accessoryId: string, activityId: string) =>
+  `/api/accessories/${accessoryId}/activities/${activityId}`;
+
+/** A GET (or HEAD) of raw bytes. */
+export async function fetchBytes(
+  url: string,
+  headers: Record<string, string> = {},
+  method = 'GET',
+): Promise<{ status: number; headers: Headers; bytes: Buffer }> {
+  const res = await fetch(url, { method, headers });
+  return { status: res.status, headers: res.headers, bytes: Buffer.from(await res.arrayBuffer()) };
+}
+
+/**
+ * A raw HTTP request whose body is written as given (or not at all), for what fetch hides:
+ * a declared Content-Length larger than what is sent, chunked bodies.
+ */
+export function rawRequest(
+  url: string,
+  options: { method: string; headers: Record<string, string | number>; body?: Buffer },
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: options.method, headers: options.headers }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode!, body }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.flushHeaders();
+    if (options.body) req.write(options.body);
+    // With a declared Content-Length, the body stays incomplete: the server answers first.
+    if (!options.headers['content-length']) req.end();
+  });
+}
+
+/** ffprobe's view of a URL (read over HTTP from the service). */
+export async function ffprobe(url: string): Promise<{
+  streams: { codec_name: string; width?: number; height?: number }[];
+  format: { format_name: string; duration?: string };
+}> {
+  const { stdout } = await run('ffprobe', [
+    ...['-v', 'error', '-print_format', 'json', '-show_streams', '-show_format', url],
+  ]);
+  return JSON.parse(stdout);
+}
+
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined | null | false>,
+  timeoutMs = 30_000,
+): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

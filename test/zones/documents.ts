@@ -1,0 +1,72 @@
+import { graphql } from '../generated/index.ts';
+
+/** The GraphQL documents of the zone tests (typed by `npm run codegen`). */
+export const SaveZones = graphql(`
+  mutation SaveZones($accessoryId: ID!, $zones: [ZoneInput!]!) {
+    saveZones(accessoryId: $accessoryId, zones: $zones) {
+      accessoryId
+      lastModified
+      zones {
+        id
+        name
+        color
+        vertices {
+          x
+          y
+        }
+      }
+    }
+  }
+`);
+
+export const AccessoryZones = graphql(`
+  query AccessoryZones($id: ID!) {
+    accessory(id: $id) {
+      zones {
+        accessoryId
+        lastModified
+        zones {
+          id
+          name
+          color
+          vertices {
+            x
+            y
+          }
+        }
+      }
+    }
+  }
+`);
+
+export const FilteredPage = graphql(`
+  query FilteredPage(
+    $id: ID!
+    $first: Int
+    $after: String
+    $filter: String
+    $where: ActivityWhere
+  ) {
+    accessory(id: $id) {
+      activities(first: $first, after: $after, filter: $filter, where: $where) {
+        edges {
+          node {
+            activityId
+          }
+        }
+        nextStartActivityId
+      }
+    }
+  }
+`);
+
+export const ZoneEvents = graphql(`
+  subscription ZoneEvents($accessoryId: ID!, $after: String) {
+    accessoryEvents(accessoryId: $accessoryId, after: $after) {
+      eventId
+      accessoryId
+      eventType
+      eventData
+    }
+  }
+`);

@@ -32,6 +32,7 @@ import { notificationRoutes } from './notifications/rest.ts';
 import { createSecretBox, loadSecretsKey } from './notifications/secrets.ts';
 import { NotificationService } from './notifications/service.ts';
 import { openDatabase } from './storage/database.ts';
+import { handleDashboardRequest } from './web/static.ts';
 import { zoneRoutes } from './zones/rest.ts';
 import { ZoneService } from './zones/service.ts';
 
@@ -189,6 +190,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     // Media streams raw bytes (ranges, signed URLs) instead of JSON: its own small router.
     const mediaRoute = await handleMediaRequest(services, req, res, pathname);
     if (mediaRoute) return mediaRoute;
+    // The dashboard (web/, built into web/dist): static files at /app.
+    const appRoute = await handleDashboardRequest(req, res, pathname);
+    if (appRoute) return appRoute;
     const match = router.match(req.method ?? 'GET', pathname);
     const result = await router.handle(services, req, match);
     send(res, result.status ?? 200, result.body);

@@ -33,6 +33,17 @@ describe('committed GraphQL artifacts', () => {
       'createActivity(accessoryId: ID!, input: CreateActivityInput!): Activity!',
       'upsertAccount(retentionDays: Int, subject: String!): Account!',
       'setRetention(accountId: ID!, retentionDays: Int!): Account!',
+      'deleteAccount(accountId: ID!): Boolean!',
+      'registerNotifications(input: RegisterNotificationsInput!): NotificationRegistration!',
+      'unregisterNotifications(accountId: ID!): Boolean!',
+      'sendTestNotification(accountId: ID!): NotificationDelivery!',
+      'redeliverNotification(deliveryId: ID!): NotificationDelivery!',
+      'notificationRegistration(accountId: ID!): NotificationRegistration',
+      'notificationDeliveries(accountId: ID!, after: String',
+      'saveZones(accessoryId: ID!, zones: [ZoneInput!]!): AccessoryZones!',
+      'accessoryEvents(accessoryId: ID!, after: String): LiveEvent!',
+      'accountEvents(accountId: ID!, after: String, eventTypes: [EventType!]): LiveEvent!',
+      'media: ActivityMedia',
     ]) {
       expect(printed).toContain(fragment);
     }

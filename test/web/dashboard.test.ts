@@ -1,0 +1,205 @@
+/**
+ * The dashboard (web/) in a real browser: Debian's Chromium driven by playwright-core, against
+ * the whole service on the embedded database. Without Chromium the suite is skipped locally and
+ * fails in CI (CI set): install it with `apt-get install -y chromium` or set CHROMIUM_PATH.
+ */
+import { existsSync } from 'node:fs';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rest } from '../helpers/client.ts';
+import { startApp, type TestApp } from '../helpers/app.ts';
+import {
+  CreateActivity,
+  FinishActivity,
+  ok,
+  seedAccessory,
+  seedActivities,
+} from '../helpers/fixtures.ts';
+import { makeClip, upload } from '../media/helpers.ts';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const hasChromium = existsSync(executablePath);
+if (!hasChromium && !process.env.CI) {
+  console.warn(`dashboard browser test skipped: no Chromium at ${executablePath}`);
+}
+
+describe.skipIf(!hasChromium && !process.env.CI)('dashboard in Chromium', () => {
+  let t: TestApp;
+  let browser: Browser;
+  let page: Page;
+  let outDir: string;
+  let ingest: string;
+  let accessoryId: string;
+  let ids: string[];
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    if (!hasChromium) {
+      throw new Error(
+        `Chromium is not installed at ${executablePath}: run \`apt-get install -y chromium\` ` +
+          '(or set CHROMIUM_PATH); the browser test does not skip in CI',
+      );
+    }
+    // Build the current web/ source, so that a stale web/dist is never what gets tested.
+    outDir = await fs.mkdtemp(path.join(os.tmpdir(), 'clipgate-web-'));
+    const { build } = await import('vite');
+    await build({
+      configFile: path.join(root, 'web/vite.config.ts'),
+      build: { outDir, emptyOutDir: true, sourcemap: false },
+      logLevel: 'warn',
+    });
+    process.env.WEB_DIST_DIR = outDir;
+
+    t = await startApp('pglite');
+    ({ ingest, accessoryId } = await seedAccessory(t));
+    ids = await seedActivities(t, ingest, accessoryId, 30); // the page holds 20
+    const clip = await makeClip();
+    const newest = ids[ids.length - 1]!;
+    expect((await upload(t, ingest, accessoryId, newest, 'mp4', clip.mp4)).status).toBe(201);
+    expect((await upload(t, ingest, accessoryId, newest, 'image', clip.jpg)).status).toBe(201);
+    await fs.rm(clip.dir, { recursive: true, force: true });
+
+    browser = await chromium.launch({
+      executablePath,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    page.on('pageerror', (err) => pageErrors.push(err.message));
+    page.on('console', (msg) => {
+      if (msg.type() === 'error') pageErrors.push(msg.text());
+    });
+    page.on('response', (res) => {
+      if (res.status() >= 400) pageErrors.push(`HTTP ${res.status()} ${res.url()}`);
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+    delete process.env.WEB_DIST_DIR;
+    if (outDir) await fs.rm(outDir, { recursive: true, force: true });
+  });
+
+  const rowIds = () =>
+    page
+      .locator('[data-activity]')
+      .evaluateAll((els) => els.map((e) => e.getAttribute('data-activity')));
+
+  it('serves the build with content types and cache headers', async () => {
+    const html = await fetch(`${t.url}/app`);
+    expect(html.status).toBe(200);
+    expect(html.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(html.headers.get('cache-control')).toBe('no-cache');
+    const script = /src="(\/app\/assets\/[^"]+\.js)"/.exec(await html.text())?.[1];
+    expect(script).toBeDefined();
+    const js = await fetch(`${t.url}${script}`);
+    expect(js.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(js.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect((await fetch(`${t.url}/app/assets/nope.js`)).status).toBe(404);
+    // Without a build: a 503 that says what to run.
+    process.env.WEB_DIST_DIR = path.join(outDir, 'missing');
+    const unbuilt = await fetch(`${t.url}/app`);
+    process.env.WEB_DIST_DIR = outDir;
+    expect(unbuilt.status).toBe(503);
+    expect(await unbuilt.text()).toContain('npm run build:web');
+    expect((await fetch(`${t.url}/app/..%2f..%2fpackage.json`)).status).toBe(404);
+  });
+
+  it('shows the newest page, loads older ones on scroll, and live arrivals', async () => {
+    const token = await t.token(['activities_basic', 'zones', 'notifications']);
+    await page.goto(`${t.url}/app#token=${token}`);
+    await page.getByRole('button', { name: /Camera camera-1/ }).waitFor();
+    await page.locator(`[data-activity="${ids[29]}"]`).waitFor();
+    expect(await rowIds()).toEqual(ids.slice(10).reverse());
+
+    // Scrolling to the end loads the older page.
+    await page.locator('#scroller').evaluate((el) => (el.scrollTop = el.scrollHeight));
+    await page.locator(`[data-activity="${ids[0]}"]`).waitFor();
+    expect(await rowIds()).toEqual([...ids].reverse());
+    await page.getByText('No older activities.').waitFor();
+
+    // A new activity appears without a reload, then its update (finished).
+    await page.locator('#live.on').waitFor();
+    const { createActivity } = await ok(t, ingest, CreateActivity, {
+      accessoryId,
+      input: { relevanceLevel: 3 },
+    });
+    const row = page.locator(`[data-activity="${createActivity.activityId}"]`);
+    await row.waitFor();
+    expect((await rowIds())[0]).toBe(createActivity.activityId);
+    await row.locator('.live-badge').waitFor();
+    await ok(t, ingest, FinishActivity, {
+      accessoryId,
+      activityId: createActivity.activityId,
+      endTime: new Date(Date.now() + 2000).toISOString(),
+    });
+    await row.locator('.live-badge').waitFor({ state: 'detached' });
+  }, 60_000);
+
+  it('plays the clip of a selected activity', async () => {
+    await page.locator(`[data-activity="${ids[29]}"]`).click();
+    const video = page.locator('#media video');
+    await video.waitFor();
+    expect(await video.getAttribute('src')).toMatch(/\/signed\/[^/]+\/mp4$/);
+    await video.evaluate(async (v: HTMLVideoElement) => {
+      v.muted = true;
+      await v.play();
+    });
+    await page.waitForFunction(
+      () => (document.querySelector('#media video') as HTMLVideoElement).currentTime > 0.3,
+    );
+    // One without media says so.
+    await page.locator(`[data-activity="${ids[28]}"]`).click();
+    await page.locator('#media .no-media').getByText('No media').waitFor();
+    await page.locator(`[data-activity="${ids[29]}"]`).click();
+    await page.locator('#media video').waitFor();
+  }, 60_000);
+
+  it('edits zones by dragging a corner and by its coordinates, and saves them', async () => {
+    await page.getByRole('button', { name: 'Add zone' }).click();
+    await page.locator('#zone-0-v0-x').fill('0.2');
+    // Drag the third corner to the frame's center.
+    const handle = page.locator('[data-handle="0.2"]');
+    const box = (await handle.boundingBox())!;
+    const frame = (await page.locator('#overlay').boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(frame.x + frame.width * 0.6, frame.y + frame.height * 0.5, { steps: 5 });
+    await page.mouse.up();
+    expect(Number(await page.locator('#zone-0-v2-x').inputValue())).toBeCloseTo(0.6, 1);
+    await page.getByRole('button', { name: 'Save zones' }).click();
+    await page.locator('#zones-status').getByText('Saved').waitFor();
+    const saved = await rest(
+      t.url,
+      await t.token(['activities_basic']),
+      'GET',
+      `/api/accessories/${accessoryId}/zones`,
+    );
+    const vertices = saved.body.zones[0].vertices;
+    expect(vertices[0].x).toBe(0.2);
+    expect(vertices[2].x).toBeCloseTo(0.6, 1);
+    expect(vertices[2].y).toBeCloseTo(0.5, 1);
+    // The notifications panel answers for this client (none registered).
+    await page.getByText('No receiver registered for this client.').waitFor();
+
+    // The frame with the saved zone over the clip, for the record.
+    await page.locator('.detail').evaluate((el) => (el.scrollTop = 0));
+    await fs.mkdir(path.join(root, 'test/artifacts'), { recursive: true });
+    await page.screenshot({ path: path.join(root, 'test/artifacts/dashboard.png') });
+    expect(pageErrors).toEqual([]);
+  }, 60_000);
+});

@@ -1,0 +1,173 @@
+/** The dashboard's GraphQL operations, typed by `npm run codegen` (web/src/generated). */
+import { graphql } from './generated/index.ts';
+
+export const Viewer = graphql(`
+  query DashViewer {
+    viewer {
+      accountId
+      clientId
+      scopes
+    }
+  }
+`);
+
+export const Accessories = graphql(`
+  query DashAccessories($after: String) {
+    accessories(first: 100, after: $after) {
+      edges {
+        node {
+          id
+          name
+          deviceId
+        }
+      }
+      pageInfo {
+        hasNextPage
+        endCursor
+      }
+    }
+  }
+`);
+
+export const ActivityFields = graphql(`
+  fragment DashActivity on Activity {
+    activityId
+    startTime
+    endTime
+    inProgress
+    playbackDuration
+    relevanceLevel
+    motionZones
+    objectLocations
+    media {
+      image
+      mp4
+      hls
+      mpd
+    }
+  }
+`);
+
+export const Activities = graphql(`
+  query DashActivities(
+    $accessoryId: ID!
+    $first: Int
+    $after: String
+    $since: String
+    $filter: String
+    $where: ActivityWhere
+  ) {
+    accessory(id: $accessoryId) {
+      id
+      activities(first: $first, after: $after, since: $since, filter: $filter, where: $where) {
+        edges {
+          node {
+            ...DashActivity
+          }
+        }
+        pageInfo {
+          hasNextPage
+          endCursor
+        }
+      }
+    }
+  }
+`);
+
+export const OneActivity = graphql(`
+  query DashOneActivity($accessoryId: ID!, $activityId: String!) {
+    accessory(id: $accessoryId) {
+      id
+      activity(activityId: $activityId) {
+        ...DashActivity
+      }
+    }
+  }
+`);
+
+export const Zones = graphql(`
+  query DashZones($accessoryId: ID!) {
+    accessory(id: $accessoryId) {
+      id
+      zones {
+        lastModified
+        zones {
+          id
+          name
+          color
+          vertices {
+            x
+            y
+          }
+        }
+      }
+    }
+  }
+`);
+
+export const SaveZones = graphql(`
+  mutation DashSaveZones($accessoryId: ID!, $zones: [ZoneInput!]!) {
+    saveZones(accessoryId: $accessoryId, zones: $zones) {
+      lastModified
+      zones {
+        id
+        name
+        color
+        vertices {
+          x
+          y
+        }
+      }
+    }
+  }
+`);
+
+export const AccessoryEvents = graphql(`
+  subscription DashAccessoryEvents($accessoryId: ID!, $after: String) {
+    accessoryEvents(accessoryId: $accessoryId, after: $after) {
+      eventId
+      eventType
+      eventData
+      occurredAt
+    }
+  }
+`);
+
+export const Notifications = graphql(`
+  query DashNotifications($accountId: ID!) {
+    notificationRegistration(accountId: $accountId) {
+      url
+      eventTypes
+      updatedAt
+    }
+    notificationDeliveries(accountId: $accountId, first: 20) {
+      edges {
+        node {
+          id
+          kind
+          eventType
+          status
+          attemptCount
+          createdAt
+          finishedAt
+          attempts {
+            attempt
+            outcome
+            status
+            error
+            durationMs
+          }
+        }
+      }
+    }
+  }
+`);
+
+export const Redeliver = graphql(`
+  mutation DashRedeliver($deliveryId: ID!) {
+    redeliverNotification(deliveryId: $deliveryId) {
+      id
+      status
+    }
+  }
+`);

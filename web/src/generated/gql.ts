@@ -1,0 +1,86 @@
+/* eslint-disable */
+import * as types from './graphql.js';
+
+
+
+/**
+ * Map of all GraphQL operations in the project.
+ *
+ * This map has several performance disadvantages:
+ * 1. It is not tree-shakeable, so it will include all operations in the project.
+ * 2. It is not minifiable, so the string of a GraphQL query will be multiple times inside the bundle.
+ * 3. It does not support dead code elimination, so it will add unused operations.
+ *
+ * Therefore it is highly recommended to use the babel or swc plugin for production.
+ * Learn more about it here: https://the-guild.dev/graphql/codegen/plugins/presets/preset-client#reducing-bundle-size
+ */
+type Documents = {
+    "\n  query DashViewer {\n    viewer {\n      accountId\n      clientId\n      scopes\n    }\n  }\n": typeof types.DashViewerDocument,
+    "\n  query DashAccessories($after: String) {\n    accessories(first: 100, after: $after) {\n      edges {\n        node {\n          id\n          name\n          deviceId\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": typeof types.DashAccessoriesDocument,
+    "\n  fragment DashActivity on Activity {\n    activityId\n    startTime\n    endTime\n    inProgress\n    playbackDuration\n    relevanceLevel\n    motionZones\n    objectLocations\n    media {\n      image\n      mp4\n      hls\n      mpd\n    }\n  }\n": typeof types.DashActivityFragmentDoc,
+    "\n  query DashActivities(\n    $accessoryId: ID!\n    $first: Int\n    $after: String\n    $since: String\n    $filter: String\n    $where: ActivityWhere\n  ) {\n    accessory(id: $accessoryId) {\n      id\n      activities(first: $first, after: $after, since: $since, filter: $filter, where: $where) {\n        edges {\n          node {\n            ...DashActivity\n          }\n        }\n        pageInfo {\n          hasNextPage\n          endCursor\n        }\n      }\n    }\n  }\n": typeof types.DashActivitiesDocument,
+    "\n  query DashOneActivity($accessoryId: ID!, $activityId: String!) {\n    accessory(id: $accessoryId) {\n      id\n      activity(activityId: $activityId) {\n        ...DashActivity\n      }\n    }\n  }\n": typeof types.DashOneActivityDocument,
+    "\n  query DashZones($accessoryId: ID!) {\n    accessory(id: $accessoryId) {\n      id\n      zones {\n        lastModified\n        zones {\n          id\n          name\n          color\n          vertices {\n            x\n            y\n          }\n        }\n      }\n    }\n  }\n": typeof types.DashZonesDocument,
+    "\n  mutation DashSaveZones($accessoryId: ID!, $zones: [ZoneInput!]!) {\n    saveZones(accessoryId: $accessoryId, zones: $zones) {\n      lastModified\n      zones {\n        id\n        name\n        color\n        vertices {\n          x\n          y\n        }\n      }\n    }\n  }\n": typeof types.DashSaveZonesDocument,
+    "\n  subscription DashAccessoryEvents($accessoryId: ID!, $after: String) {\n    accessoryEvents(accessoryId: $accessoryId, after: $after) {\n      eventId\n      eventType\n      eventData\n      occurredAt\n    }\n  }\n": typeof types.DashAccessoryEventsDocument,
+    "\n  query DashNotifications($accountId: ID!) {\n    notificationRegistration(accountId: $accountId) {\n      url\n      eventTypes\n      updatedAt\n    }\n    notificationDeliveries(accountId: $accountId, first: 20) {\n      edges {\n        node {\n          id\n          kind\n          eventType\n          status\n          attemptCount\n          createdAt\n          finishedAt\n          attempts {\n            attempt\n            outcome\n            status\n            error\n            durationMs\n          }\n        }\n      }\n    }\n  }\n": typeof types.DashNotificationsDocument,
+    "\n  mutation DashRedeliver($deliveryId: ID!) {\n    redeliverNotification(deliveryId: $deliveryId) {\n      id\n      status\n    }\n  }\n": typeof types.DashRedeliverDocument,
+};
+const documents: Documents = {
+    "\n  query DashViewer {\n    viewer {\n      accountId\n      clientId\n      scopes\n    }\n  }\n": types.DashViewerDocument,
+    "\n  query DashAccessories($after: String) {\n    accessories(first: 100, after: $after) {\n      edges {\n        node {\n          id\n          name\n          deviceId\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": types.DashAccessoriesDocument,
+    "\n  fragment DashActivity on Activity {\n    activityId\n    startTime\n    endTime\n    inProgress\n    playbackDuration\n    relevanceLevel\n    motionZones\n    objectLocations\n    media {\n      image\n      mp4\n      hls\n      mpd\n    }\n  }\n": types.DashActivityFragmentDoc,
+    "\n  query DashActivities(\n    $accessoryId: ID!\n    $first: Int\n    $after: String\n    $since: String\n    $filter: String\n    $where: ActivityWhere\n  ) {\n    accessory(id: $accessoryId) {\n      id\n      activities(first: $first, after: $after, since: $since, filter: $filter, where: $where) {\n        edges {\n          node {\n            ...DashActivity\n          }\n        }\n        pageInfo {\n          hasNextPage\n          endCursor\n        }\n      }\n    }\n  }\n": types.DashActivitiesDocument,
+    "\n  query DashOneActivity($accessoryId: ID!, $activityId: String!) {\n    accessory(id: $accessoryId) {\n      id\n      activity(activityId: $activityId) {\n        ...DashActivity\n      }\n    }\n  }\n": types.DashOneActivityDocument,
+    "\n  query DashZones($accessoryId: ID!) {\n    accessory(id: $accessoryId) {\n      id\n      zones {\n        lastModified\n        zones {\n          id\n          name\n          color\n          vertices {\n            x\n            y\n          }\n        }\n      }\n    }\n  }\n": types.DashZonesDocument,
+    "\n  mutation DashSaveZones($accessoryId: ID!, $zones: [ZoneInput!]!) {\n    saveZones(accessoryId: $accessoryId, zones: $zones) {\n      lastModified\n      zones {\n        id\n        name\n        color\n        vertices {\n          x\n          y\n        }\n      }\n    }\n  }\n": types.DashSaveZonesDocument,
+    "\n  subscription DashAccessoryEvents($accessoryId: ID!, $after: String) {\n    accessoryEvents(accessoryId: $accessoryId, after: $after) {\n      eventId\n      eventType\n      eventData\n      occurredAt\n    }\n  }\n": types.DashAccessoryEventsDocument,
+    "\n  query DashNotifications($accountId: ID!) {\n    notificationRegistration(accountId: $accountId) {\n      url\n      eventTypes\n      updatedAt\n    }\n    notificationDeliveries(accountId: $accountId, first: 20) {\n      edges {\n        node {\n          id\n          kind\n          eventType\n          status\n          attemptCount\n          createdAt\n          finishedAt\n          attempts {\n            attempt\n            outcome\n            status\n            error\n            durationMs\n          }\n        }\n      }\n    }\n  }\n": types.DashNotificationsDocument,
+    "\n  mutation DashRedeliver($deliveryId: ID!) {\n    redeliverNotification(deliveryId: $deliveryId) {\n      id\n      status\n    }\n  }\n": types.DashRedeliverDocument,
+};
+
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query DashViewer {\n    viewer {\n      accountId\n      clientId\n      scopes\n    }\n  }\n"): typeof import('./graphql.js').DashViewerDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query DashAccessories($after: String) {\n    accessories(first: 100, after: $after) {\n      edges {\n        node {\n          id\n          name\n          deviceId\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n"): typeof import('./graphql.js').DashAccessoriesDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment DashActivity on Activity {\n    activityId\n    startTime\n    endTime\n    inProgress\n    playbackDuration\n    relevanceLevel\n    motionZones\n    objectLocations\n    media {\n      image\n      mp4\n      hls\n      mpd\n    }\n  }\n"): typeof import('./graphql.js').DashActivityFragmentDoc;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query DashActivities(\n    $accessoryId: ID!\n    $first: Int\n    $after: String\n    $since: String\n    $filter: String\n    $where: ActivityWhere\n  ) {\n    accessory(id: $accessoryId) {\n      id\n      activities(first: $first, after: $after, since: $since, filter: $filter, where: $where) {\n        edges {\n          node {\n            ...DashActivity\n          }\n        }\n        pageInfo {\n          hasNextPage\n          endCursor\n        }\n      }\n    }\n  }\n"): typeof import('./graphql.js').DashActivitiesDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query DashOneActivity($accessoryId: ID!, $activityId: String!) {\n    accessory(id: $accessoryId) {\n      id\n      activity(activityId: $activityId) {\n        ...DashActivity\n      }\n    }\n  }\n"): typeof import('./graphql.js').DashOneActivityDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query DashZones($accessoryId: ID!) {\n    accessory(id: $accessoryId) {\n      id\n      zones {\n        lastModified\n        zones {\n          id\n          name\n          color\n          vertices {\n            x\n            y\n          }\n        }\n      }\n    }\n  }\n"): typeof import('./graphql.js').DashZonesDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DashSaveZones($accessoryId: ID!, $zones: [ZoneInput!]!) {\n    saveZones(accessoryId: $accessoryId, zones: $zones) {\n      lastModified\n      zones {\n        id\n        name\n        color\n        vertices {\n          x\n          y\n        }\n      }\n    }\n  }\n"): typeof import('./graphql.js').DashSaveZonesDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription DashAccessoryEvents($accessoryId: ID!, $after: String) {\n    accessoryEvents(accessoryId: $accessoryId, after: $after) {\n      eventId\n      eventType\n      eventData\n      occurredAt\n    }\n  }\n"): typeof import('./graphql.js').DashAccessoryEventsDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query DashNotifications($accountId: ID!) {\n    notificationRegistration(accountId: $accountId) {\n      url\n      eventTypes\n      updatedAt\n    }\n    notificationDeliveries(accountId: $accountId, first: 20) {\n      edges {\n        node {\n          id\n          kind\n          eventType\n          status\n          attemptCount\n          createdAt\n          finishedAt\n          attempts {\n            attempt\n            outcome\n            status\n            error\n            durationMs\n          }\n        }\n      }\n    }\n  }\n"): typeof import('./graphql.js').DashNotificationsDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DashRedeliver($deliveryId: ID!) {\n    redeliverNotification(deliveryId: $deliveryId) {\n      id\n      status\n    }\n  }\n"): typeof import('./graphql.js').DashRedeliverDocument;
+
+
+export function graphql(source: string) {
+  return (documents as any)[source] ?? {};
+}

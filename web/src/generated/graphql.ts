@@ -1,0 +1,365 @@
+/* eslint-disable */
+/** Internal type. DO NOT USE DIRECTLY. */
+type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
+/** Internal type. DO NOT USE DIRECTLY. */
+export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
+import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+/** A typed filter: every condition given must hold. It means exactly what the equivalent filter string means; with `filter` too, both must hold. */
+export type ActivityWhere = {
+  motionZones?: ZoneIdsCondition | null | undefined;
+  objectLocations?: CellsCondition | null | undefined;
+  relevanceLevel?: IntCondition | null | undefined;
+  startTime?: DateTimeCondition | null | undefined;
+};
+
+/** Object locations: cells 0..127 of the 16x8 grid; both given: both must hold. */
+export type CellsCondition = {
+  /** Objects in every one of these cells. */
+  containsAll?: Array<number> | null | undefined;
+  /** An object in at least one of these cells. */
+  containsAny?: Array<number> | null | undefined;
+};
+
+/** A time box: every bound given must hold, e.g. `{ gte: from, lt: to }`. */
+export type DateTimeCondition = {
+  gt?: string | null | undefined;
+  gte?: string | null | undefined;
+  lt?: string | null | undefined;
+  lte?: string | null | undefined;
+};
+
+/** event: a notification of an event; test: sent by sendTestNotification (eventType test_notification). */
+export type DeliveryKind =
+  | 'event'
+  | 'test';
+
+/** pending: queued, in flight or waiting for a retry; delivered: a 2xx; discarded: every attempt failed (redeliverNotification queues it again); gone: the receiver answered 410 and its registration was removed; dropped: the registration was removed before it was sent. */
+export type DeliveryState =
+  | 'delivered'
+  | 'discarded'
+  | 'dropped'
+  | 'gone'
+  | 'pending';
+
+/** The event types of notifications and subscriptions, by their wire names. zones_saved is streamed to subscribers only: registrations refuse it. */
+export type EventType =
+  | 'account_deleted'
+  | 'activity_created'
+  | 'activity_finished'
+  | 'activity_updated'
+  | 'motion_ended'
+  | 'motion_started'
+  | 'zones_saved';
+
+/** Comparisons of an integer attribute; every one given must hold. */
+export type IntCondition = {
+  eq?: number | null | undefined;
+  gt?: number | null | undefined;
+  gte?: number | null | undefined;
+  lt?: number | null | undefined;
+  lte?: number | null | undefined;
+};
+
+export type VertexInput = {
+  x: number;
+  y: number;
+};
+
+/** Zone membership (z1..z5, zR), answered by the zones-and-time rule of api-contract 4.2; both given: both must hold. */
+export type ZoneIdsCondition = {
+  /** In every one of these zones (none: true). */
+  containsAll?: Array<string> | null | undefined;
+  /** In at least one of these zones (none: false). */
+  containsAny?: Array<string> | null | undefined;
+};
+
+export type ZoneInput = {
+  /** #rrggbb */
+  color: string;
+  /** z1..z5, unique; zR is reserved. */
+  id: string;
+  /** 1..64 characters. */
+  name: string;
+  /** 3..32 points in [0, 1] forming a simple polygon with an area. */
+  vertices: Array<VertexInput>;
+};
+
+export type DashViewerQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type DashViewerQuery = { viewer: { accountId: string | null, clientId: string, scopes: Array<string> } };
+
+export type DashAccessoriesQueryVariables = Exact<{
+  after?: string | null | undefined;
+}>;
+
+
+export type DashAccessoriesQuery = { accessories: { edges: Array<{ node: { id: string, name: string, deviceId: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+
+export type DashActivityFragment = { activityId: string, startTime: string, endTime: string | null, inProgress: boolean, playbackDuration: number | null, relevanceLevel: number, motionZones: Array<string>, objectLocations: Array<number>, media: { image: string | null, mp4: string | null, hls: string | null, mpd: string | null } | null };
+
+export type DashActivitiesQueryVariables = Exact<{
+  accessoryId: string | number;
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  since?: string | null | undefined;
+  filter?: string | null | undefined;
+  where?: ActivityWhere | null | undefined;
+}>;
+
+
+export type DashActivitiesQuery = { accessory: { id: string, activities: { edges: Array<{ node: { activityId: string, startTime: string, endTime: string | null, inProgress: boolean, playbackDuration: number | null, relevanceLevel: number, motionZones: Array<string>, objectLocations: Array<number>, media: { image: string | null, mp4: string | null, hls: string | null, mpd: string | null } | null } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null };
+
+export type DashOneActivityQueryVariables = Exact<{
+  accessoryId: string | number;
+  activityId: string;
+}>;
+
+
+export type DashOneActivityQuery = { accessory: { id: string, activity: { activityId: string, startTime: string, endTime: string | null, inProgress: boolean, playbackDuration: number | null, relevanceLevel: number, motionZones: Array<string>, objectLocations: Array<number>, media: { image: string | null, mp4: string | null, hls: string | null, mpd: string | null } | null } | null } | null };
+
+export type DashZonesQueryVariables = Exact<{
+  accessoryId: string | number;
+}>;
+
+
+export type DashZonesQuery = { accessory: { id: string, zones: { lastModified: string | null, zones: Array<{ id: string, name: string, color: string, vertices: Array<{ x: number, y: number }> }> } } | null };
+
+export type DashSaveZonesMutationVariables = Exact<{
+  accessoryId: string | number;
+  zones: Array<ZoneInput> | ZoneInput;
+}>;
+
+
+export type DashSaveZonesMutation = { saveZones: { lastModified: string | null, zones: Array<{ id: string, name: string, color: string, vertices: Array<{ x: number, y: number }> }> } };
+
+export type DashAccessoryEventsSubscriptionVariables = Exact<{
+  accessoryId: string | number;
+  after?: string | null | undefined;
+}>;
+
+
+export type DashAccessoryEventsSubscription = { accessoryEvents: { eventId: string, eventType: EventType, eventData: unknown, occurredAt: string } };
+
+export type DashNotificationsQueryVariables = Exact<{
+  accountId: string | number;
+}>;
+
+
+export type DashNotificationsQuery = { notificationRegistration: { url: string, eventTypes: Array<EventType>, updatedAt: string } | null, notificationDeliveries: { edges: Array<{ node: { id: string, kind: DeliveryKind, eventType: string, status: DeliveryState, attemptCount: number, createdAt: string, finishedAt: string | null, attempts: Array<{ attempt: number, outcome: string, status: number | null, error: string | null, durationMs: number }> } }> } | null };
+
+export type DashRedeliverMutationVariables = Exact<{
+  deliveryId: string | number;
+}>;
+
+
+export type DashRedeliverMutation = { redeliverNotification: { id: string, status: DeliveryState } };
+
+export class TypedDocumentString<TResult, TVariables>
+  extends String
+  implements DocumentTypeDecoration<TResult, TVariables>
+{
+  __apiType?: NonNullable<DocumentTypeDecoration<TResult, TVariables>['__apiType']>;
+  private value: string;
+  public __meta__?: Record<string, any> | undefined;
+
+  constructor(value: string, __meta__?: Record<string, any> | undefined) {
+    super(value);
+    this.value = value;
+    this.__meta__ = __meta__;
+  }
+
+  override toString(): string & DocumentTypeDecoration<TResult, TVariables> {
+    return this.value;
+  }
+}
+export const DashActivityFragmentDoc = new TypedDocumentString(`
+    fragment DashActivity on Activity {
+  activityId
+  startTime
+  endTime
+  inProgress
+  playbackDuration
+  relevanceLevel
+  motionZones
+  objectLocations
+  media {
+    image
+    mp4
+    hls
+    mpd
+  }
+}
+    `, {"fragmentName":"DashActivity"}) as unknown as TypedDocumentString<DashActivityFragment, unknown>;
+export const DashViewerDocument = new TypedDocumentString(`
+    query DashViewer {
+  viewer {
+    accountId
+    clientId
+    scopes
+  }
+}
+    `) as unknown as TypedDocumentString<DashViewerQuery, DashViewerQueryVariables>;
+export const DashAccessoriesDocument = new TypedDocumentString(`
+    query DashAccessories($after: String) {
+  accessories(first: 100, after: $after) {
+    edges {
+      node {
+        id
+        name
+        deviceId
+      }
+    }
+    pageInfo {
+      hasNextPage
+      endCursor
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<DashAccessoriesQuery, DashAccessoriesQueryVariables>;
+export const DashActivitiesDocument = new TypedDocumentString(`
+    query DashActivities($accessoryId: ID!, $first: Int, $after: String, $since: String, $filter: String, $where: ActivityWhere) {
+  accessory(id: $accessoryId) {
+    id
+    activities(
+      first: $first
+      after: $after
+      since: $since
+      filter: $filter
+      where: $where
+    ) {
+      edges {
+        node {
+          ...DashActivity
+        }
+      }
+      pageInfo {
+        hasNextPage
+        endCursor
+      }
+    }
+  }
+}
+    fragment DashActivity on Activity {
+  activityId
+  startTime
+  endTime
+  inProgress
+  playbackDuration
+  relevanceLevel
+  motionZones
+  objectLocations
+  media {
+    image
+    mp4
+    hls
+    mpd
+  }
+}`) as unknown as TypedDocumentString<DashActivitiesQuery, DashActivitiesQueryVariables>;
+export const DashOneActivityDocument = new TypedDocumentString(`
+    query DashOneActivity($accessoryId: ID!, $activityId: String!) {
+  accessory(id: $accessoryId) {
+    id
+    activity(activityId: $activityId) {
+      ...DashActivity
+    }
+  }
+}
+    fragment DashActivity on Activity {
+  activityId
+  startTime
+  endTime
+  inProgress
+  playbackDuration
+  relevanceLevel
+  motionZones
+  objectLocations
+  media {
+    image
+    mp4
+    hls
+    mpd
+  }
+}`) as unknown as TypedDocumentString<DashOneActivityQuery, DashOneActivityQueryVariables>;
+export const DashZonesDocument = new TypedDocumentString(`
+    query DashZones($accessoryId: ID!) {
+  accessory(id: $accessoryId) {
+    id
+    zones {
+      lastModified
+      zones {
+        id
+        name
+        color
+        vertices {
+          x
+          y
+        }
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<DashZonesQuery, DashZonesQueryVariables>;
+export const DashSaveZonesDocument = new TypedDocumentString(`
+    mutation DashSaveZones($accessoryId: ID!, $zones: [ZoneInput!]!) {
+  saveZones(accessoryId: $accessoryId, zones: $zones) {
+    lastModified
+    zones {
+      id
+      name
+      color
+      vertices {
+        x
+        y
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<DashSaveZonesMutation, DashSaveZonesMutationVariables>;
+export const DashAccessoryEventsDocument = new TypedDocumentString(`
+    subscription DashAccessoryEvents($accessoryId: ID!, $after: String) {
+  accessoryEvents(accessoryId: $accessoryId, after: $after) {
+    eventId
+    eventType
+    eventData
+    occurredAt
+  }
+}
+    `) as unknown as TypedDocumentString<DashAccessoryEventsSubscription, DashAccessoryEventsSubscriptionVariables>;
+export const DashNotificationsDocument = new TypedDocumentString(`
+    query DashNotifications($accountId: ID!) {
+  notificationRegistration(accountId: $accountId) {
+    url
+    eventTypes
+    updatedAt
+  }
+  notificationDeliveries(accountId: $accountId, first: 20) {
+    edges {
+      node {
+        id
+        kind
+        eventType
+        status
+        attemptCount
+        createdAt
+        finishedAt
+        attempts {
+          attempt
+          outcome
+          status
+          error
+          durationMs
+        }
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<DashNotificationsQuery, DashNotificationsQueryVariables>;
+export const DashRedeliverDocument = new TypedDocumentString(`
+    mutation DashRedeliver($deliveryId: ID!) {
+  redeliverNotification(deliveryId: $deliveryId) {
+    id
+    status
+  }
+}
+    `) as unknown as TypedDocumentString<DashRedeliverMutation, DashRedeliverMutationVariables>;

@@ -1,0 +1,610 @@
+/**
+ * The clipgate dashboard: accessories, an infinitely scrolling activity timeline with live
+ * updates over graphql-ws, the selected activity's media with its zones, and the notification
+ * delivery log. The token comes from the URL fragment (`#token=...`), never sent to the server.
+ */
+import type { Client } from 'graphql-ws';
+import { ApiError, liveClient, request, setToken } from './api.ts';
+import {
+  Accessories,
+  AccessoryEvents,
+  Activities,
+  Notifications,
+  OneActivity,
+  Redeliver,
+  Viewer,
+  Zones,
+} from './documents.ts';
+import { $, formatDuration, formatTime, h } from './dom.ts';
+import type {
+  ActivityWhere,
+  DashAccessoriesQuery,
+  DashActivityFragment,
+  DashAccessoryEventsSubscription,
+} from './generated/graphql.ts';
+import { ZoneEditor } from './zones.ts';
+import './styles.css';
+
+type Activity = DashActivityFragment;
+type LiveEvent = DashAccessoryEventsSubscription['accessoryEvents'];
+
+const PAGE = 20;
+
+const state = {
+  accountId: null as string | null,
+  accessoryId: undefined as string | undefined,
+  filter: '',
+  where: undefined as ActivityWhere | undefined,
+  /** Bumped whenever the accessory or the filter changes: late answers of the old one are dropped. */
+  generation: 0,
+  cursor: undefined as string | undefined,
+  hasMore: true,
+  loading: false,
+  activities: new Map<string, Activity>(),
+  rows: new Map<string, HTMLLIElement>(),
+  selected: undefined as string | undefined,
+};
+
+const list = $<HTMLOListElement>('activity-list');
+const listStatus = $<HTMLParagraphElement>('list-status');
+const scroller = $<HTMLDivElement>('scroller');
+const zones = new ZoneEditor();
+
+function showError(message: string | undefined): void {
+  const el = $<HTMLParagraphElement>('error');
+  el.textContent = message ?? '';
+  el.hidden = !message;
+}
+
+function describe(err: unknown): string {
+  return err instanceof ApiError
+    ? err.describe()
+    : err instanceof Error
+      ? err.message
+      : String(err);
+}
+
+// ---- start ------------------------------------------------------------------------------------
+
+function tokenFromFragment(): string | undefined {
+  const params = new URLSearchParams(location.hash.slice(1));
+  return params.get('token') ?? sessionStorage.getItem('clipgate-token') ?? undefined;
+}
+
+async function start(token: string): Promise<void> {
+  setToken(token);
+  sessionStorage.setItem('clipgate-token', token);
+  $('token-gate').hidden = true;
+  try {
+    const { viewer } = await request(Viewer, {});
+    state.accountId = viewer.accountId ?? null;
+    $('who').textContent = `${viewer.clientId}${viewer.accountId ? '' : ' (no account yet)'}`;
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 'UNAUTHENTICATED') {
+      sessionStorage.removeItem('clipgate-token');
+      $('token-gate').hidden = false;
+    }
+    showError(`Cannot load the dashboard: ${describe(err)}`);
+    return;
+  }
+  $('main').hidden = false;
+  void loadNotifications();
+  await loadAccessories();
+}
+
+async function loadAccessories(): Promise<void> {
+  const ul = $<HTMLUListElement>('accessory-list');
+  const all: { id: string; name: string; deviceId: string }[] = [];
+  let after: string | null = null;
+  try {
+    for (;;) {
+      const { accessories }: DashAccessoriesQuery = await request(Accessories, { after });
+      all.push(...accessories.edges.map((e) => e.node));
+      if (!accessories.pageInfo.hasNextPage) break;
+      after = accessories.pageInfo.endCursor ?? null;
+    }
+  } catch (err) {
+    showError(`Accessories: ${describe(err)}`);
+    return;
+  }
+  ul.replaceChildren(
+    ...all.map((a) => {
+      const button = h(
+        'button',
+        { type: 'button', class: 'accessory', 'data-accessory': a.id, 'aria-pressed': 'false' },
+        h('span', { class: 'name', text: a.name }),
+        h('span', { class: 'device', text: a.deviceId }),
+        h('span', { class: 'motion', 'aria-label': 'motion', hidden: true, text: 'motion' }),
+      );
+      button.addEventListener('click', () => selectAccessory(a.id));
+      return h('li', {}, button);
+    }),
+  );
+  if (all.length === 0) {
+    ul.append(h('li', { class: 'hint', text: 'No accessories yet: start the simulator.' }));
+    return;
+  }
+  selectAccessory(all[0]!.id);
+}
+
+function selectAccessory(id: string): void {
+  for (const b of document.querySelectorAll<HTMLButtonElement>('[data-accessory]')) {
+    b.setAttribute('aria-pressed', String(b.dataset.accessory === id));
+  }
+  state.accessoryId = id;
+  state.selected = undefined;
+  renderDetail(undefined);
+  live.start(id);
+  void loadZones(id);
+  resetTimeline();
+}
+
+async function loadZones(accessoryId: string): Promise<void> {
+  try {
+    const { accessory } = await request(Zones, { accessoryId });
+    if (accessory && accessory.id === state.accessoryId) {
+      zones.load(accessory.id, accessory.zones.zones);
+    }
+  } catch (err) {
+    showError(`Zones: ${describe(err)}`);
+  }
+}
+
+// ---- timeline ---------------------------------------------------------------------------------
+
+function resetTimeline(): void {
+  state.generation++;
+  state.cursor = undefined;
+  state.hasMore = true;
+  state.loading = false;
+  state.activities.clear();
+  state.rows.clear();
+  list.replaceChildren();
+  scroller.scrollTop = 0;
+  void loadPage();
+}
+
+async function loadPage(): Promise<void> {
+  const accessoryId = state.accessoryId;
+  if (!accessoryId || state.loading || !state.hasMore) return;
+  const generation = state.generation;
+  state.loading = true;
+  listStatus.textContent = 'Loading…';
+  try {
+    const { accessory } = await request(Activities, {
+      accessoryId,
+      first: PAGE,
+      after: state.cursor ?? null,
+      filter: state.filter || null,
+      where: state.where ?? null,
+    });
+    if (generation !== state.generation) return;
+    const page = accessory?.activities;
+    for (const edge of page?.edges ?? []) upsert(edge.node);
+    state.cursor = page?.pageInfo.endCursor ?? state.cursor;
+    state.hasMore = page?.pageInfo.hasNextPage ?? false;
+    $('filter-error').hidden = true;
+    listStatus.textContent = state.hasMore
+      ? ''
+      : state.activities.size === 0
+        ? 'No activities.'
+        : 'No older activities.';
+  } catch (err) {
+    if (generation !== state.generation) return;
+    state.hasMore = false;
+    listStatus.textContent = '';
+    const el = $('filter-error');
+    el.textContent = describe(err);
+    el.hidden = false;
+  } finally {
+    if (generation === state.generation) state.loading = false;
+  }
+  if (generation === state.generation) recheckSentinel();
+}
+
+// Loads the next page when the end of the list scrolls into view.
+const observer = new IntersectionObserver(
+  (entries) => {
+    if (entries.some((e) => e.isIntersecting)) void loadPage();
+  },
+  { root: scroller, rootMargin: '0px 0px 300px 0px' },
+);
+const sentinel = $<HTMLDivElement>('sentinel');
+observer.observe(sentinel);
+function recheckSentinel(): void {
+  // The observer only reports changes: re-observing reports the current state again.
+  observer.unobserve(sentinel);
+  observer.observe(sentinel);
+}
+
+function upsert(activity: Activity): void {
+  state.activities.set(activity.activityId, activity);
+  const row = renderRow(activity);
+  const old = state.rows.get(activity.activityId);
+  state.rows.set(activity.activityId, row);
+  if (old) {
+    old.replaceWith(row);
+  } else {
+    // Newest first: before the first row with a smaller id.
+    const next = [...state.rows.entries()]
+      .filter(([id]) => id < activity.activityId)
+      .sort(([a], [b]) => (a < b ? 1 : -1))[0];
+    const before = next?.[1];
+    if (before && before.isConnected) list.insertBefore(row, before);
+    else list.append(row);
+  }
+  if (state.selected === activity.activityId) renderDetail(activity);
+}
+
+function remove(activityId: string): void {
+  state.activities.delete(activityId);
+  state.rows.get(activityId)?.remove();
+  state.rows.delete(activityId);
+}
+
+function renderRow(a: Activity): HTMLLIElement {
+  const thumb = a.media?.image
+    ? h('img', { src: a.media.image, alt: '', width: 64, height: 48, loading: 'lazy' })
+    : h('span', { class: 'no-thumb', text: 'no media' });
+  const button = h(
+    'button',
+    {
+      type: 'button',
+      class: 'activity',
+      'data-activity': a.activityId,
+      'aria-pressed': String(state.selected === a.activityId),
+    },
+    h('span', { class: 'thumb' }, thumb),
+    h(
+      'span',
+      { class: 'summary' },
+      h('time', { datetime: a.startTime, text: formatTime(a.startTime) }),
+      h(
+        'span',
+        { class: 'meta' },
+        a.inProgress
+          ? h('span', { class: 'badge live-badge', text: 'in progress' })
+          : h('span', { text: formatDuration(a.playbackDuration) }),
+        h('span', {
+          class: `rel rel-${Math.min(a.relevanceLevel, 3)}`,
+          text: `relevance ${a.relevanceLevel}`,
+        }),
+        a.motionZones.length ? h('span', { text: a.motionZones.join(' ') }) : null,
+      ),
+      h('span', { class: 'id', text: a.activityId }),
+    ),
+  );
+  button.addEventListener('click', () => void selectActivity(a.activityId));
+  return h('li', { 'data-id': a.activityId }, button);
+}
+
+$<HTMLFormElement>('filter-form').addEventListener('submit', (e) => {
+  e.preventDefault();
+  state.filter = $<HTMLInputElement>('filter').value.trim();
+  const from = $<HTMLInputElement>('from').value;
+  const to = $<HTMLInputElement>('to').value;
+  state.where =
+    from || to
+      ? {
+          startTime: {
+            ...(from && { gte: new Date(from).toISOString() }),
+            ...(to && { lte: new Date(to).toISOString() }),
+          },
+        }
+      : undefined;
+  resetTimeline();
+});
+$<HTMLFormElement>('filter-form').addEventListener('reset', () => {
+  state.filter = '';
+  state.where = undefined;
+  $('filter-error').hidden = true;
+  resetTimeline();
+});
+
+// ---- selected activity ------------------------------------------------------------------------
+
+async function selectActivity(activityId: string): Promise<void> {
+  state.selected = activityId;
+  for (const [id, row] of state.rows) {
+    row.querySelector('button')?.setAttribute('aria-pressed', String(id === activityId));
+  }
+  const known = state.activities.get(activityId);
+  renderDetail(known);
+  // Fresh signed URLs: the listed ones may be close to expiring.
+  const accessoryId = state.accessoryId;
+  if (!accessoryId) return;
+  try {
+    const { accessory } = await request(OneActivity, { accessoryId, activityId });
+    const fresh = accessory?.activity;
+    if (fresh && state.selected === activityId) {
+      state.activities.set(activityId, fresh);
+      renderDetail(fresh, true);
+    }
+  } catch (err) {
+    showError(describe(err));
+  }
+}
+
+let shownMedia = '';
+const retried = new Set<string>();
+function renderDetail(a: Activity | undefined, force = false): void {
+  const media = $<HTMLDivElement>('media');
+  const facts = $<HTMLDListElement>('facts');
+  zones.showCells(a?.objectLocations ?? []);
+  const key = a ? `${a.activityId}|${a.media?.mp4 ?? ''}|${a.media?.image ?? ''}` : '';
+  if (force || key !== shownMedia) {
+    shownMedia = key;
+    if (!a) media.replaceChildren(h('p', { class: 'no-media', text: 'Select an activity' }));
+    else if (a.media?.mp4) {
+      const video = h('video', {
+        src: a.media.mp4,
+        poster: a.media.image ?? undefined,
+        controls: true,
+        preload: 'metadata',
+        playsinline: true,
+        'aria-label': `Clip of ${a.activityId}`,
+      });
+      video.addEventListener('error', () => {
+        // An expired signature: fetch new URLs once.
+        if (state.selected === a.activityId && !retried.has(a.activityId)) {
+          retried.add(a.activityId);
+          void selectActivity(a.activityId);
+        }
+      });
+      media.replaceChildren(video);
+    } else if (a.media?.image) {
+      media.replaceChildren(h('img', { src: a.media.image, alt: `Thumbnail of ${a.activityId}` }));
+    } else {
+      media.replaceChildren(h('p', { class: 'no-media', text: 'No media' }));
+    }
+  }
+  if (!a) {
+    facts.replaceChildren();
+    return;
+  }
+  const rows: [string, string][] = [
+    ['Activity', a.activityId],
+    ['Start', formatTime(a.startTime)],
+    ['End', a.endTime ? formatTime(a.endTime) : 'in progress'],
+    ['Duration', formatDuration(a.playbackDuration) || '–'],
+    ['Relevance', String(a.relevanceLevel)],
+    ['Motion zones', a.motionZones.join(', ') || '–'],
+    ['Object cells', a.objectLocations.join(', ') || '–'],
+  ];
+  facts.replaceChildren(...rows.flatMap(([k, v]) => [h('dt', { text: k }), h('dd', { text: v })]));
+}
+
+// ---- live events ------------------------------------------------------------------------------
+
+function setLive(text: string, ok = false): void {
+  const el = $('live');
+  el.textContent = text;
+  el.classList.toggle('on', ok);
+}
+
+/** One subscription to the selected accessory; resumes with `after` = the last event id seen. */
+const live = new (class {
+  private client: Client | undefined;
+  private accessoryId: string | undefined;
+  private lastEventId: string | undefined;
+  private attempt = 0;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+
+  start(accessoryId: string): void {
+    this.stop();
+    this.accessoryId = accessoryId;
+    this.lastEventId = undefined;
+    this.attempt = 0;
+    this.connect();
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+    this.accessoryId = undefined;
+    void this.client?.dispose();
+    this.client = undefined;
+  }
+
+  private connect(): void {
+    const accessoryId = this.accessoryId;
+    if (!accessoryId) return;
+    setLive(this.attempt ? 'reconnecting…' : 'connecting…');
+    const client = liveClient(() => {
+      this.attempt = 0;
+      setLive('live', true);
+    });
+    this.client = client;
+    const retry = (err: unknown) => {
+      if (this.client !== client) return;
+      void client.dispose();
+      this.client = undefined;
+      const errors = Array.isArray(err) ? (err as { extensions?: { code?: string } }[]) : [];
+      const code = (err as { code?: number } | undefined)?.code;
+      if (code === 4403) {
+        setLive('token rejected');
+        showError('The live connection was refused: the token is invalid or expired.');
+        return;
+      }
+      if (this.lastEventId && errors.some((e) => e.extensions?.code === 'INVALID_ARGUMENT')) {
+        // Too old to resume: start over without `after`, and reload what we show.
+        this.lastEventId = undefined;
+        resetTimeline();
+      }
+      const delay = Math.min(30_000, 500 * 2 ** this.attempt++) * (0.75 + Math.random() / 2);
+      setLive('offline, reconnecting…');
+      this.timer = setTimeout(() => this.connect(), delay);
+    };
+    client.subscribe<DashAccessoryEventsSubscription>(
+      {
+        query: AccessoryEvents.toString(),
+        variables: { accessoryId, after: this.lastEventId ?? null },
+      },
+      {
+        next: (result) => {
+          const event = result.data?.accessoryEvents;
+          if (!event || this.client !== client) return;
+          this.lastEventId = event.eventId;
+          onEvent(accessoryId, event);
+        },
+        error: retry,
+        complete: () => retry(undefined),
+      },
+    );
+  }
+})();
+
+const refreshing = new Map<string, boolean>();
+async function refreshActivity(activityId: string): Promise<void> {
+  // One refresh per activity at a time; a change meanwhile refreshes it once more.
+  if (refreshing.has(activityId)) {
+    refreshing.set(activityId, true);
+    return;
+  }
+  refreshing.set(activityId, false);
+  const generation = state.generation;
+  const accessoryId = state.accessoryId;
+  try {
+    if (!accessoryId) return;
+    // This activity and newer ones that match the current filter and time box.
+    const { accessory } = await request(Activities, {
+      accessoryId,
+      since: activityId,
+      first: 100,
+      filter: state.filter || null,
+      where: state.where ?? null,
+    });
+    if (generation !== state.generation || !accessory) return;
+    const nodes = accessory.activities.edges.map((e) => e.node);
+    for (const node of nodes) upsert(node);
+    if (!nodes.some((n) => n.activityId === activityId)) remove(activityId);
+  } catch {
+    // A failed refresh leaves the row as it was; the next event refreshes it again.
+  } finally {
+    const again = refreshing.get(activityId);
+    refreshing.delete(activityId);
+    if (again) void refreshActivity(activityId);
+  }
+}
+
+function onEvent(accessoryId: string, event: LiveEvent): void {
+  const data = (event.eventData ?? {}) as Record<string, unknown>;
+  switch (event.eventType) {
+    case 'activity_created':
+    case 'activity_updated':
+    case 'activity_finished':
+      if (typeof data.activityId === 'string') void refreshActivity(data.activityId);
+      break;
+    case 'zones_saved':
+      zones.load(accessoryId, (data.zones ?? []) as Parameters<typeof zones.load>[1], true);
+      break;
+    case 'motion_started':
+    case 'motion_ended': {
+      const badge = document.querySelector<HTMLElement>(
+        `[data-accessory="${accessoryId}"] .motion`,
+      );
+      if (badge) badge.hidden = event.eventType === 'motion_ended';
+      break;
+    }
+  }
+}
+
+// ---- notifications ----------------------------------------------------------------------------
+
+const redeliverable = new Set(['discarded', 'gone', 'dropped']);
+
+async function loadNotifications(): Promise<void> {
+  const body = $<HTMLDivElement>('notif-body');
+  if (!state.accountId) {
+    body.replaceChildren(h('p', { class: 'hint', text: 'No account for this token yet.' }));
+    return;
+  }
+  try {
+    const { notificationRegistration: reg, notificationDeliveries } = await request(Notifications, {
+      accountId: state.accountId,
+    });
+    const deliveries = notificationDeliveries?.edges.map((e) => e.node) ?? [];
+    const registration = reg
+      ? h(
+          'p',
+          {},
+          'Receiver ',
+          h('code', { text: reg.url }),
+          ` for ${reg.eventTypes.join(', ')} (updated ${formatTime(reg.updatedAt)})`,
+        )
+      : h('p', { class: 'hint', text: 'No receiver registered for this client.' });
+    const table = h(
+      'table',
+      { class: 'deliveries' },
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ...['Created', 'Event', 'Status', 'Attempts', 'Last outcome', ''].map((t) =>
+            h('th', { scope: 'col', text: t }),
+          ),
+        ),
+      ),
+      h(
+        'tbody',
+        {},
+        ...deliveries.map((d) => {
+          const last = d.attempts[d.attempts.length - 1];
+          const cell = h('td');
+          if (redeliverable.has(d.status)) {
+            const button = h('button', { type: 'button', text: 'Redeliver' });
+            button.addEventListener('click', async () => {
+              button.disabled = true;
+              try {
+                await request(Redeliver, { deliveryId: d.id });
+                await loadNotifications();
+              } catch (err) {
+                showError(`Redeliver: ${describe(err)}`);
+                button.disabled = false;
+              }
+            });
+            cell.append(button);
+          }
+          return h(
+            'tr',
+            {},
+            h('td', { text: formatTime(d.createdAt) }),
+            h('td', { text: d.eventType }),
+            h('td', { text: d.status }),
+            h('td', { text: String(d.attemptCount) }),
+            h('td', {
+              text: last
+                ? `${last.outcome}${last.status ? ` ${last.status}` : ''}${last.error ? ` ${last.error}` : ''} (${last.durationMs} ms)`
+                : '–',
+            }),
+            cell,
+          );
+        }),
+      ),
+    );
+    body.replaceChildren(
+      registration,
+      deliveries.length ? table : h('p', { class: 'hint', text: 'No deliveries.' }),
+    );
+  } catch (err) {
+    const text =
+      err instanceof ApiError && err.code === 'PERMISSION_DENIED'
+        ? 'This token lacks the notifications scope.'
+        : describe(err);
+    body.replaceChildren(h('p', { class: 'hint', text }));
+  }
+}
+$<HTMLButtonElement>('notif-refresh').addEventListener('click', () => void loadNotifications());
+
+// ---- boot -------------------------------------------------------------------------------------
+
+$<HTMLFormElement>('token-form').addEventListener('submit', (e) => {
+  e.preventDefault();
+  const value = $<HTMLTextAreaElement>('token-input').value.trim();
+  if (value) void start(value);
+});
+
+const initial = tokenFromFragment();
+if (initial) void start(initial);
+else $('token-gate').hidden = false;

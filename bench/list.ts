@@ -13,6 +13,7 @@ import { signDevToken } from '../src/accounts/auth.ts';
 import { seedActivities } from '../src/activities/seed.ts';
 import { createLogger } from '../src/logger.ts';
 import { openDatabase } from '../src/storage/database.ts';
+import { rectangle } from '../src/zones/geometry.ts';
 import { fmt, load, startServer, type LoadResult } from './lib/load.ts';
 
 const { values } = parseArgs({
@@ -145,12 +146,7 @@ await drive(service.port, 'GraphQL page 10,000 deep', (h, i) =>
       id: 'z1',
       name: 'Left quarter',
       color: '#ff8800',
-      vertices: [
-        { x: 0, y: 0 },
-        { x: 0.25, y: 0 },
-        { x: 0.25, y: 1 },
-        { x: 0, y: 1 },
-      ],
+      vertices: rectangle(0, 0, 0.25, 1),
     },
   ];
   const http = new Pool(`http://127.0.0.1:${service.port}`, { connections: 4 });

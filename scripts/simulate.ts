@@ -19,6 +19,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import { loadDevSecret, signDevToken } from '../src/accounts/auth.ts';
 import { loadConfig } from '../src/config.ts';
+import { rectangle } from '../src/zones/geometry.ts';
 
 export interface SimulatorOptions {
   /** The service's base URL. */
@@ -176,12 +177,7 @@ const defaultZones = [
     id: 'z1',
     name: 'Door',
     color: '#ff8800',
-    vertices: [
-      { x: 0.05, y: 0.1 },
-      { x: 0.35, y: 0.1 },
-      { x: 0.35, y: 0.9 },
-      { x: 0.05, y: 0.9 },
-    ],
+    vertices: rectangle(0.05, 0.1, 0.35, 0.9),
   },
   {
     id: 'z2',

@@ -29,14 +29,8 @@ import type { RecordedEventType, StoredEvent } from './types.ts';
  * after `after`, then drains its buffer, skipping what the replay already gave.
  */
 
-export interface LiveEvent {
-  eventId: string;
-  accountId: string;
-  accessoryId: string | null;
-  eventType: RecordedEventType;
-  eventData: Record<string, unknown>;
-  occurredAt: Date;
-}
+/** A committed event as a subscriber receives it (and as the event log replays it). */
+export type LiveEvent = Omit<StoredEvent, 'previousAccountEventId' | 'previousAccessoryEventId'>;
 
 export type Stream =
   | { kind: 'account'; accountId: string }
@@ -112,15 +106,6 @@ interface Topic {
   closed: boolean;
   listener: TopicListener;
   ready: Promise<void>;
-}
-
-interface EventRow {
-  eventId: string;
-  accountId: string;
-  accessoryId: string | null;
-  eventType: RecordedEventType;
-  eventData: Record<string, unknown>;
-  occurredAt: Date;
 }
 
 /** Counts connections (WebSocket sockets and SSE streams) per instance and per token subject. */
@@ -331,7 +316,7 @@ export class LiveEvents {
     after: string,
     before?: string,
     eventTypes?: ReadonlySet<string>,
-  ): Promise<EventRow[]> {
+  ): Promise<LiveEvent[]> {
     return readEvents(this.#options.db, column, key, after, before, eventTypes);
   }
 
@@ -672,7 +657,7 @@ async function readEvents(
   after: string,
   before: string | undefined,
   eventTypes: ReadonlySet<string> | undefined,
-): Promise<EventRow[]> {
+): Promise<LiveEvent[]> {
   const params: unknown[] = [key, after];
   let where = `${column} = $1::uuid AND id > $2::bigint`;
   if (before !== undefined) {
@@ -683,7 +668,7 @@ async function readEvents(
     params.push([...eventTypes]);
     where += ` AND event_type = ANY($${params.length}::text[])`;
   }
-  const { rows } = await db.pool.query<EventRow>(
+  const { rows } = await db.pool.query<LiveEvent>(
     `SELECT id::text AS "eventId", account_id AS "accountId", accessory_id AS "accessoryId",
             event_type AS "eventType", event_data AS "eventData", occurred_at AS "occurredAt"
        FROM events WHERE ${where} ORDER BY id LIMIT ${PAGE}`,

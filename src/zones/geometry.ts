@@ -8,6 +8,14 @@ export interface Vertex {
   y: number;
 }
 
+/** The axis-aligned rectangle from (x0, y0) to (x1, y1), clockwise from its top-left corner. */
+export const rectangle = (x0: number, y0: number, x1: number, y1: number): Vertex[] => [
+  { x: x0, y: y0 },
+  { x: x1, y: y0 },
+  { x: x1, y: y1 },
+  { x: x0, y: y1 },
+];
+
 export const GRID_COLUMNS = 16;
 export const GRID_ROWS = 8;
 export const GRID_CELLS = GRID_COLUMNS * GRID_ROWS;

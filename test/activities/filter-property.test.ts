@@ -21,6 +21,7 @@ import type {
   SqlBuilder,
 } from '../../src/activities/filter/index.ts';
 import { activityIdFromDate } from '../../src/activities/ids.ts';
+import { combinations } from '../helpers/filters.ts';
 
 type Literals = Record<AttributeKind, fc.Arbitrary<Literal>>;
 
@@ -83,16 +84,7 @@ function filters(literals: Literals, depth: number): fc.Arbitrary<FilterNode> {
       }),
     ),
   );
-  if (depth === 0) return leaf;
-  const child = filters(literals, depth - 1);
-  return fc.oneof(
-    { weight: 2, arbitrary: leaf },
-    fc.record({
-      type: fc.constantFrom('and' as const, 'or' as const),
-      operands: fc.array(child, { minLength: 2, maxLength: 3 }),
-    }),
-    fc.record({ type: fc.constant('not' as const), operand: child }),
-  );
+  return combinations(leaf, depth);
 }
 
 const dateBetween = (min: string, max: string) =>

@@ -23,6 +23,10 @@ import {
 const buses = redisUrl ? (['memory', 'redis'] as const) : (['memory'] as const);
 const matrix = backends.flatMap((backend) => buses.map((bus) => [backend, bus] as const));
 
+/** Subscribes a client to an accessory's events, from `after` when given. */
+const watch = (client: WsClient['client'], accessoryId: string, after?: string) =>
+  subscribe(client, AccessoryEvents, { accessoryId, after }, accessoryEvent);
+
 describe.each(matrix)('live events on %s with the %s pub/sub', (backend, bus) => {
   let t: TestApp;
   const clients: WsClient[] = [];
@@ -62,12 +66,7 @@ describe.each(matrix)('live events on %s with the %s pub/sub', (backend, bus) =>
   it("delivers an accessory's events in commit order, as the log holds them", async () => {
     const s = await seed();
     const c = connect(`Bearer ${s.reader}`);
-    const sub = subscribe(
-      c.client,
-      AccessoryEvents,
-      { accessoryId: s.accessoryId },
-      accessoryEvent,
-    );
+    const sub = watch(c.client, s.accessoryId);
     await waitFor(() => live().activeSubscriptions === 1, 'the subscription');
 
     await createActivities(t, s.ingest, s.accessoryId, 5);
@@ -116,12 +115,7 @@ describe.each(matrix)('live events on %s with the %s pub/sub', (backend, bus) =>
   it('repairs a lost or overtaken message from the event log', async () => {
     const s = await seed();
     const c = connect(`Bearer ${s.reader}`);
-    const sub = subscribe(
-      c.client,
-      AccessoryEvents,
-      { accessoryId: s.accessoryId },
-      accessoryEvent,
-    );
+    const sub = watch(c.client, s.accessoryId);
     await waitFor(() => live().activeSubscriptions === 1, 'the subscription');
     // Committed, but never published (as if the message were lost on the way).
     const [silent] = await t.app.services.db.prisma.$transaction((tx) =>
@@ -164,12 +158,7 @@ describe.each(matrix)('live events on %s with the %s pub/sub', (backend, bus) =>
     const mine = await seed();
     const theirs = await seed();
     const c = connect(`Bearer ${mine.reader}`);
-    const accessory = subscribe(
-      c.client,
-      AccessoryEvents,
-      { accessoryId: theirs.accessoryId },
-      accessoryEvent,
-    );
+    const accessory = watch(c.client, theirs.accessoryId);
     const account = subscribe(
       c.client,
       AccountEvents,
@@ -182,12 +171,7 @@ describe.each(matrix)('live events on %s with the %s pub/sub', (backend, bus) =>
       expect(sub.errors).toMatchObject([{ extensions: { code: 'NOT_FOUND' } }]);
     }
     const ingestOnly = connect(`Bearer ${await t.token(['ingest'], mine.subject)}`);
-    const denied = subscribe(
-      ingestOnly.client,
-      AccessoryEvents,
-      { accessoryId: mine.accessoryId },
-      accessoryEvent,
-    );
+    const denied = watch(ingestOnly.client, mine.accessoryId);
     await denied.ended;
     expect(denied.errors).toMatchObject([{ extensions: { code: 'PERMISSION_DENIED' } }]);
     expect(live().activeSubscriptions).toBe(0);
@@ -196,12 +180,7 @@ describe.each(matrix)('live events on %s with the %s pub/sub', (backend, bus) =>
   it('resumes with after: exactly the missed events, then live ones, across a busy seam', async () => {
     const s = await seed();
     const first = connect(`Bearer ${s.reader}`);
-    const before = subscribe(
-      first.client,
-      AccessoryEvents,
-      { accessoryId: s.accessoryId },
-      accessoryEvent,
-    );
+    const before = watch(first.client, s.accessoryId);
     await waitFor(() => live().activeSubscriptions === 1, 'the subscription');
     await createActivities(t, s.ingest, s.accessoryId, 2);
     await waitFor(() => before.items.length === 3, 'the first events');
@@ -216,12 +195,7 @@ describe.each(matrix)('live events on %s with the %s pub/sub', (backend, bus) =>
       while (producing) await createActivities(t, s.ingest, s.accessoryId, 1);
     })();
     const second = connect(`Bearer ${s.reader}`);
-    const resumed = subscribe(
-      second.client,
-      AccessoryEvents,
-      { accessoryId: s.accessoryId, after },
-      accessoryEvent,
-    );
+    const resumed = watch(second.client, s.accessoryId, after);
     await waitFor(() => resumed.items.length >= 12, 'replayed and live events');
     producing = false;
     await producer;
@@ -237,24 +211,14 @@ describe.each(matrix)('live events on %s with the %s pub/sub', (backend, bus) =>
     await createActivities(t, s.ingest, s.accessoryId, 1);
     const [old] = await loggedIds(t, s.accessoryId);
     const c = connect(`Bearer ${s.reader}`);
-    const garbage = subscribe(
-      c.client,
-      AccessoryEvents,
-      { accessoryId: s.accessoryId, after: 'yesterday' },
-      accessoryEvent,
-    );
+    const garbage = watch(c.client, s.accessoryId, 'yesterday');
     await garbage.ended;
     expect(garbage.errors).toMatchObject([
       { extensions: { code: 'INVALID_ARGUMENT', details: { field: 'after' } } },
     ]);
     // The log forgets events past its retention (24 h): pretend a day and a half went by.
     expect(await live().purge(new Date(Date.now() + 36 * 3_600_000))).toBeGreaterThan(0);
-    const tooOld = subscribe(
-      c.client,
-      AccessoryEvents,
-      { accessoryId: s.accessoryId, after: old },
-      accessoryEvent,
-    );
+    const tooOld = watch(c.client, s.accessoryId, old);
     await tooOld.ended;
     expect(tooOld.errors).toMatchObject([
       {
@@ -292,15 +256,10 @@ describe.each(matrix)('live events on %s with the %s pub/sub', (backend, bus) =>
     const s = await seed(2);
     const c = connect(`Bearer ${s.reader}`);
     const subs = [
-      subscribe(c.client, AccessoryEvents, { accessoryId: s.accessoryIds[0]! }, accessoryEvent),
-      subscribe(c.client, AccessoryEvents, { accessoryId: s.accessoryIds[1]! }, accessoryEvent),
+      watch(c.client, s.accessoryIds[0]!),
+      watch(c.client, s.accessoryIds[1]!),
       subscribe(c.client, AccountEvents, { accountId: 'self' }, accountEvent),
-      subscribe(
-        c.client,
-        AccessoryEvents,
-        { accessoryId: s.accessoryIds[0]!, after: undefined },
-        accessoryEvent,
-      ),
+      watch(c.client, s.accessoryIds[0]!),
     ];
     await waitFor(() => live().activeSubscriptions === 4, 'the subscriptions');
     expect(live().topicCount).toBe(3);
@@ -320,9 +279,7 @@ describe.each(matrix)('live events on %s with the %s pub/sub', (backend, bus) =>
   it('limits connections per token subject', async () => {
     const s = await seed();
     const open = [1, 2, 3].map(() => connect(`Bearer ${s.reader}`));
-    const subs = open.map((c) =>
-      subscribe(c.client, AccessoryEvents, { accessoryId: s.accessoryId }, accessoryEvent),
-    );
+    const subs = open.map((c) => watch(c.client, s.accessoryId));
     await waitFor(() => live().activeSubscriptions === 3, 'three connections');
     const fourth = connect(`Bearer ${s.reader}`);
     expect(await fourth.closed).toMatchObject({ code: 4429 });
@@ -338,7 +295,7 @@ describe.each(matrix)('live events on %s with the %s pub/sub', (backend, bus) =>
       ttlSeconds: 2,
     });
     const c = connect(`Bearer ${short}`);
-    subscribe(c.client, AccessoryEvents, { accessoryId: s.accessoryId }, accessoryEvent);
+    watch(c.client, s.accessoryId);
     await waitFor(() => live().activeSubscriptions === 1, 'the subscription');
     const closed = await c.closed;
     expect(closed).toMatchObject({ code: 4403, reason: expect.stringMatching(/expired/) });
@@ -424,12 +381,7 @@ describe.each(backends)('live events and shutdown on %s', (backend) => {
       const s = await seedAccessory(t, 'closing', 'cam');
       const reader = await t.token(['activities_basic'], 'closing');
       const c = wsClient(t.url, `Bearer ${reader}`);
-      const sub = subscribe(
-        c.client,
-        AccessoryEvents,
-        { accessoryId: s.accessoryId },
-        accessoryEvent,
-      );
+      const sub = watch(c.client, s.accessoryId);
       const stream = await sse(t.url, reader, AccessoryEvents, { accessoryId: s.accessoryId });
       await waitFor(() => t.app.services.live.activeSubscriptions === 2, 'the subscriptions');
 

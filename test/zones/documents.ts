@@ -1,20 +1,27 @@
 import { graphql } from '../generated/index.ts';
 
 /** The GraphQL documents of the zone tests (typed by `npm run codegen`). */
+// The whole zones answer, as saveZones and Accessory.zones both return it.
+export const ZonesFields = graphql(`
+  fragment ZonesFields on AccessoryZones {
+    accessoryId
+    lastModified
+    zones {
+      id
+      name
+      color
+      vertices {
+        x
+        y
+      }
+    }
+  }
+`);
+
 export const SaveZones = graphql(`
   mutation SaveZones($accessoryId: ID!, $zones: [ZoneInput!]!) {
     saveZones(accessoryId: $accessoryId, zones: $zones) {
-      accessoryId
-      lastModified
-      zones {
-        id
-        name
-        color
-        vertices {
-          x
-          y
-        }
-      }
+      ...ZonesFields
     }
   }
 `);
@@ -23,17 +30,7 @@ export const AccessoryZones = graphql(`
   query AccessoryZones($id: ID!) {
     accessory(id: $id) {
       zones {
-        accessoryId
-        lastModified
-        zones {
-          id
-          name
-          color
-          vertices {
-            x
-            y
-          }
-        }
+        ...ZonesFields
       }
     }
   }

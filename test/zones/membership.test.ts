@@ -16,6 +16,7 @@ import {
   zoneMembershipSql,
   type ZoneIndex,
 } from '../../src/zones/membership.ts';
+import { combinations } from '../helpers/filters.ts';
 
 class Params implements SqlBuilder {
   readonly values: unknown[] = [];
@@ -59,16 +60,7 @@ function filters(depth: number): fc.Arbitrary<FilterNode> {
       ),
     }),
   );
-  if (depth === 0) return leaf;
-  const child = filters(depth - 1);
-  return fc.oneof(
-    { weight: 2, arbitrary: leaf },
-    fc.record({
-      type: fc.constantFrom('and' as const, 'or' as const),
-      operands: fc.array(child, { minLength: 2, maxLength: 3 }),
-    }),
-    fc.record({ type: fc.constant('not' as const), operand: child }),
-  );
+  return combinations(leaf, depth);
 }
 
 describe('zone membership in SQL and in the reference evaluation', () => {

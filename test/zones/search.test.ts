@@ -6,7 +6,7 @@ import {
   type ComparisonOperator,
   type FilterNode,
 } from '../../src/activities/filter/index.ts';
-import { coveredCells, type Vertex } from '../../src/zones/geometry.ts';
+import { coveredCells, rectangle, type Vertex } from '../../src/zones/geometry.ts';
 import { zoneMembershipEvaluate } from '../../src/zones/membership.ts';
 import type { ActivityWhere } from '../generated/graphql.ts';
 import { backends, startApp, type TestApp } from '../helpers/app.ts';
@@ -14,19 +14,12 @@ import { gql, rest } from '../helpers/client.ts';
 import { CreateActivity, ok, seedAccessory } from '../helpers/fixtures.ts';
 import { FilteredPage, SaveZones } from './documents.ts';
 
-const rect = (x0: number, y0: number, x1: number, y1: number): Vertex[] => [
-  { x: x0, y: y0 },
-  { x: x1, y: y0 },
-  { x: x1, y: y1 },
-  { x: x0, y: y1 },
-];
-
 /** Columns 0..3, rows 0..3: cells 0-3, 16-19, 32-35, 48-51. */
-const LEFT = rect(0, 0, 0.25, 0.5);
+const LEFT = rectangle(0, 0, 0.25, 0.5);
 /** Columns 12..15, rows 4..7: e.g. 76, 127. */
-const RIGHT = rect(0.75, 0.5, 1, 1);
+const RIGHT = rectangle(0.75, 0.5, 1, 1);
 /** Columns 6..9, rows 2..5: e.g. 38, 89. */
-const MIDDLE = rect(0.375, 0.25, 0.625, 0.75);
+const MIDDLE = rectangle(0.375, 0.25, 0.625, 0.75);
 
 const zoneInput = (id: string, vertices: Vertex[]) => ({
   id,

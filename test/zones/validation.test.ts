@@ -4,23 +4,17 @@ import { AppError } from '../../src/errors.ts';
 import {
   coveredCells,
   polygonArea,
+  rectangle,
   simplicityProblem,
   type Vertex,
 } from '../../src/zones/geometry.ts';
 import { checkZones, type ZoneInput } from '../../src/zones/validation.ts';
 
-const square = (x0: number, y0: number, x1: number, y1: number): Vertex[] => [
-  { x: x0, y: y0 },
-  { x: x1, y: y0 },
-  { x: x1, y: y1 },
-  { x: x0, y: y1 },
-];
-
 const zone = (overrides: Partial<ZoneInput> = {}): ZoneInput => ({
   id: 'z1',
   name: 'Door',
   color: '#ff8800',
-  vertices: square(0.1, 0.1, 0.4, 0.4),
+  vertices: rectangle(0.1, 0.1, 0.4, 0.4),
   ...overrides,
 });
 
@@ -40,7 +34,7 @@ function rejection(zones: ZoneInput[]): { field: unknown; message: string } {
 describe('checkZones', () => {
   it('accepts up to five valid zones, normalizing the color and computing the cells', () => {
     const zones = ['z1', 'z2', 'z3', 'z4', 'z5'].map((id, i) =>
-      zone({ id, vertices: square(0, i * 0.2, 0.5, i * 0.2 + 0.125) }),
+      zone({ id, vertices: rectangle(0, i * 0.2, 0.5, i * 0.2 + 0.125) }),
     );
     const checked = checkZones([...zones.slice(1), { ...zones[0]!, color: '#FFaa00' }]);
     expect(checked.map((z) => z.id)).toEqual(['z2', 'z3', 'z4', 'z5', 'z1']);
@@ -51,8 +45,8 @@ describe('checkZones', () => {
   });
 
   it('copies only x and y of each vertex', () => {
-    const vertices = square(0.1, 0.1, 0.2, 0.2).map((v) => ({ ...v, z: 1 }));
-    expect(checkZones([zone({ vertices })])[0]!.vertices).toEqual(square(0.1, 0.1, 0.2, 0.2));
+    const vertices = rectangle(0.1, 0.1, 0.2, 0.2).map((v) => ({ ...v, z: 1 }));
+    expect(checkZones([zone({ vertices })])[0]!.vertices).toEqual(rectangle(0.1, 0.1, 0.2, 0.2));
   });
 
   it('refuses more than five zones', () => {
@@ -115,7 +109,7 @@ describe('checkZones', () => {
   });
 
   it('checks coordinates: numbers in [0, 1], naming the vertex and axis', () => {
-    expect(checkZones([zone({ vertices: square(0, 0, 1, 1) })])).toHaveLength(1);
+    expect(checkZones([zone({ vertices: rectangle(0, 0, 1, 1) })])).toHaveLength(1);
     const cases: Array<[number, 'x' | 'y', number]> = [
       [1, 'x', -0.001],
       [2, 'y', 1.0001],
@@ -123,7 +117,7 @@ describe('checkZones', () => {
       [0, 'y', Number.POSITIVE_INFINITY],
     ];
     for (const [vertex, axis, value] of cases) {
-      const vertices = square(0.1, 0.1, 0.4, 0.4);
+      const vertices = rectangle(0.1, 0.1, 0.4, 0.4);
       vertices[vertex] = { ...vertices[vertex]!, [axis]: value };
       expect(rejection([zone(), zone({ id: 'z3', vertices })]).field).toBe(
         `zones.1.vertices.${vertex}.${axis}`,
@@ -170,7 +164,7 @@ describe('checkZones', () => {
     ];
     expect(rejection([zone({ vertices: spike })]).message).toMatch(/overlap/);
     // The same point twice in a row.
-    const repeated = [...square(0.1, 0.1, 0.4, 0.4)];
+    const repeated = [...rectangle(0.1, 0.1, 0.4, 0.4)];
     repeated.splice(2, 0, { ...repeated[1]! });
     expect(rejection([zone({ vertices: repeated })]).field).toBe('zones.0.vertices.2');
   });
@@ -182,11 +176,11 @@ describe('checkZones', () => {
       { x: 0.4, y: 0.4 },
     ];
     expect(rejection([zone({ vertices: line })]).field).toBe('zones.0.vertices');
-    expect(rejection([zone({ vertices: square(0.5, 0.5, 0.5005, 0.5005) })])).toEqual({
+    expect(rejection([zone({ vertices: rectangle(0.5, 0.5, 0.5005, 0.5005) })])).toEqual({
       field: 'zones.0.vertices',
       message: expect.stringMatching(/no area/),
     });
-    expect(checkZones([zone({ vertices: square(0.5, 0.5, 0.502, 0.502) })])).toHaveLength(1);
+    expect(checkZones([zone({ vertices: rectangle(0.5, 0.5, 0.502, 0.502) })])).toHaveLength(1);
   });
 
   it('accepts concave polygons and either orientation', () => {
@@ -209,11 +203,11 @@ describe('checkZones', () => {
 describe('coveredCells', () => {
   it('covers the cells a polygon overlaps with area, not those it only touches', () => {
     // x 0.01..0.07 spans columns 0 and 1 (0.0625), y 0.01..0.13 rows 0 and 1 (0.125).
-    expect(coveredCells(square(0.01, 0.01, 0.07, 0.13))).toEqual([0, 1, 16, 17]);
+    expect(coveredCells(rectangle(0.01, 0.01, 0.07, 0.13))).toEqual([0, 1, 16, 17]);
     // Exactly one cell, edges on the grid lines: the neighbours are only touched.
-    expect(coveredCells(square(0.0625, 0.125, 0.125, 0.25))).toEqual([17]);
-    expect(coveredCells(square(0, 0, 1, 1))).toHaveLength(128);
-    expect(coveredCells(square(0.9375, 0.875, 1, 1))).toEqual([127]);
+    expect(coveredCells(rectangle(0.0625, 0.125, 0.125, 0.25))).toEqual([17]);
+    expect(coveredCells(rectangle(0, 0, 1, 1))).toHaveLength(128);
+    expect(coveredCells(rectangle(0.9375, 0.875, 1, 1))).toEqual([127]);
     // A triangle over the top-left quarter: its hypotenuse skips the far corner cells.
     const triangle = [
       { x: 0, y: 0 },

@@ -2,21 +2,14 @@ import { print } from 'graphql';
 import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { isEventType, type StoredEvent } from '../../src/events/types.ts';
-import { coveredCells } from '../../src/zones/geometry.ts';
+import { eventTypes, isEventType, type StoredEvent } from '../../src/events/types.ts';
+import { coveredCells, rectangle } from '../../src/zones/geometry.ts';
 import { backends, startApp, type TestApp } from '../helpers/app.ts';
 import { gql, rest } from '../helpers/client.ts';
 import { ok, seedAccessory } from '../helpers/fixtures.ts';
 import { AccessoryZones, SaveZones, ZoneEvents } from './documents.ts';
 
-const rect = (x0: number, y0: number, x1: number, y1: number) => [
-  { x: x0, y: y0 },
-  { x: x1, y: y0 },
-  { x: x1, y: y1 },
-  { x: x0, y: y1 },
-];
-
-const door = { id: 'z1', name: 'Door', color: '#ff8800', vertices: rect(0.1, 0.1, 0.4, 0.6) };
+const door = { id: 'z1', name: 'Door', color: '#ff8800', vertices: rectangle(0.1, 0.1, 0.4, 0.6) };
 const drive = {
   id: 'z3',
   name: 'Drive way',
@@ -235,7 +228,7 @@ describe.each(backends)('zones on %s', (backend) => {
       ],
       [
         'a repeated vertex',
-        { zones: [{ ...door, vertices: rect(0.2, 0.2, 0.2, 0.8) }] },
+        { zones: [{ ...door, vertices: rectangle(0.2, 0.2, 0.2, 0.8) }] },
         'zones.0.vertices.1',
       ],
       [
@@ -411,14 +404,7 @@ describe.each(backends)('zones and webhooks on %s', (backend) => {
     expect(refused.status).toBe(400);
     expect(refused.body.error.details.field).toMatch(/^eventTypes/);
 
-    const everything = [
-      'activity_created',
-      'activity_updated',
-      'activity_finished',
-      'motion_started',
-      'motion_ended',
-      'account_deleted',
-    ];
+    const everything = [...eventTypes];
     const registered = await rest(t.url, owner, 'PUT', '/api/accounts/self/notifications', {
       ...registration,
       eventTypes: everything,

@@ -85,21 +85,27 @@ export const OneActivity = graphql(`
   }
 `);
 
+export const ZoneSetFields = graphql(`
+  fragment DashZoneSet on AccessoryZones {
+    lastModified
+    zones {
+      id
+      name
+      color
+      vertices {
+        x
+        y
+      }
+    }
+  }
+`);
+
 export const Zones = graphql(`
   query DashZones($accessoryId: ID!) {
     accessory(id: $accessoryId) {
       id
       zones {
-        lastModified
-        zones {
-          id
-          name
-          color
-          vertices {
-            x
-            y
-          }
-        }
+        ...DashZoneSet
       }
     }
   }
@@ -108,16 +114,7 @@ export const Zones = graphql(`
 export const SaveZones = graphql(`
   mutation DashSaveZones($accessoryId: ID!, $zones: [ZoneInput!]!) {
     saveZones(accessoryId: $accessoryId, zones: $zones) {
-      lastModified
-      zones {
-        id
-        name
-        color
-        vertices {
-          x
-          y
-        }
-      }
+      ...DashZoneSet
     }
   }
 `);

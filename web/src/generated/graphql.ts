@@ -118,6 +118,8 @@ export type DashOneActivityQueryVariables = Exact<{
 
 export type DashOneActivityQuery = { accessory: { id: string, activity: { activityId: string, startTime: string, endTime: string | null, inProgress: boolean, playbackDuration: number | null, relevanceLevel: number, motionZones: Array<string>, objectLocations: Array<number>, media: { image: string | null, mp4: string | null, hls: string | null, mpd: string | null } | null } | null } | null };
 
+export type DashZoneSetFragment = { lastModified: string | null, zones: Array<{ id: string, name: string, color: string, vertices: Array<{ x: number, y: number }> }> };
+
 export type DashZonesQueryVariables = Exact<{
   accessoryId: string | number;
 }>;
@@ -191,6 +193,20 @@ export const DashActivityFragmentDoc = new TypedDocumentString(`
   }
 }
     `, {"fragmentName":"DashActivity"}) as unknown as TypedDocumentString<DashActivityFragment, unknown>;
+export const DashZoneSetFragmentDoc = new TypedDocumentString(`
+    fragment DashZoneSet on AccessoryZones {
+  lastModified
+  zones {
+    id
+    name
+    color
+    vertices {
+      x
+      y
+    }
+  }
+}
+    `, {"fragmentName":"DashZoneSet"}) as unknown as TypedDocumentString<DashZoneSetFragment, unknown>;
 export const DashViewerDocument = new TypedDocumentString(`
     query DashViewer {
   viewer {
@@ -286,36 +302,40 @@ export const DashZonesDocument = new TypedDocumentString(`
   accessory(id: $accessoryId) {
     id
     zones {
-      lastModified
-      zones {
-        id
-        name
-        color
-        vertices {
-          x
-          y
-        }
-      }
+      ...DashZoneSet
     }
   }
 }
-    `) as unknown as TypedDocumentString<DashZonesQuery, DashZonesQueryVariables>;
+    fragment DashZoneSet on AccessoryZones {
+  lastModified
+  zones {
+    id
+    name
+    color
+    vertices {
+      x
+      y
+    }
+  }
+}`) as unknown as TypedDocumentString<DashZonesQuery, DashZonesQueryVariables>;
 export const DashSaveZonesDocument = new TypedDocumentString(`
     mutation DashSaveZones($accessoryId: ID!, $zones: [ZoneInput!]!) {
   saveZones(accessoryId: $accessoryId, zones: $zones) {
-    lastModified
-    zones {
-      id
-      name
-      color
-      vertices {
-        x
-        y
-      }
-    }
+    ...DashZoneSet
   }
 }
-    `) as unknown as TypedDocumentString<DashSaveZonesMutation, DashSaveZonesMutationVariables>;
+    fragment DashZoneSet on AccessoryZones {
+  lastModified
+  zones {
+    id
+    name
+    color
+    vertices {
+      x
+      y
+    }
+  }
+}`) as unknown as TypedDocumentString<DashSaveZonesMutation, DashSaveZonesMutationVariables>;
 export const DashAccessoryEventsDocument = new TypedDocumentString(`
     subscription DashAccessoryEvents($accessoryId: ID!, $after: String) {
   accessoryEvents(accessoryId: $accessoryId, after: $after) {

@@ -1,33 +1,7 @@
-import type { AccessoryService } from './accessories/service.ts';
-import type { Authenticator, Principal, ScopeName } from './accounts/auth.ts';
-import type { AccountService, AccountView } from './accounts/service.ts';
-import type { ActivityService } from './activities/service.ts';
-import type { Config } from './config.ts';
+import type { Principal, ScopeName } from './accounts/auth.ts';
+import type { AccountView } from './accounts/service.ts';
 import { notFound } from './errors.ts';
-import type { EventSignal } from './events/outbox.ts';
-import type { LiveEvents } from './events/subscriptions.ts';
-import type { Logger } from './logger.ts';
-import type { MediaService } from './media/service.ts';
-import type { NotificationService } from './notifications/service.ts';
-import type { Database } from './storage/database.ts';
-import type { ZoneService } from './zones/service.ts';
-
-/** The domain services, built once per app and shared by REST, GraphQL and background jobs. */
-export interface Services {
-  config: Config;
-  logger: Logger;
-  db: Database;
-  auth: Authenticator;
-  signal: EventSignal;
-  /** Live events for GraphQL subscriptions, fed with what `signal` reports committed. */
-  live: LiveEvents;
-  accounts: AccountService;
-  accessories: AccessoryService;
-  activities: ActivityService;
-  media: MediaService;
-  notifications: NotificationService;
-  zones: ZoneService;
-}
+import type { Services } from './services.ts';
 
 /**
  * What a request knows about its caller; the same for REST and GraphQL. A plain object of

@@ -1,5 +1,6 @@
 import { AppError, invalidArgument } from '../errors.ts';
 import type { Metrics } from '../http/metrics.ts';
+import { deleteInBatches } from '../jobs/batches.ts';
 import type { Logger } from '../logger.ts';
 import type { Database } from '../storage/database.ts';
 import {
@@ -278,11 +279,6 @@ export class LiveEvents {
       this.#topics.clear();
       await this.#options.bus.close();
     })());
-  }
-
-  /** Deletes events older than the retention of the event log; returns how many. */
-  async purge(now = new Date()): Promise<number> {
-    return purgeEventLog(this.#options.db, this.#options.retentionHours, now);
   }
 
   /** @internal Called by a subscription once, when it stops receiving. */
@@ -677,26 +673,21 @@ async function readEvents(
   return rows;
 }
 
-const PURGE_BATCH = 5000;
-
 /**
  * Deletes the events older than the event log's retention, in batches so that no statement
  * holds many locks for long. Idempotent, so several instances may run it at once.
  */
-export async function purgeEventLog(
+export function purgeEventLog(
   db: Database,
   retentionHours: number,
   now = new Date(),
 ): Promise<number> {
   const cutoff = new Date(now.getTime() - retentionHours * 3_600_000);
-  let purged = 0;
-  for (;;) {
-    const { rowCount } = await db.pool.query(
-      `DELETE FROM events WHERE id IN (
-         SELECT id FROM events WHERE occurred_at < $1 ORDER BY occurred_at LIMIT ${PURGE_BATCH})`,
-      [cutoff],
-    );
-    purged += rowCount ?? 0;
-    if ((rowCount ?? 0) < PURGE_BATCH) return purged;
-  }
+  return deleteInBatches(db.pool, {
+    table: 'events',
+    key: 'id',
+    where: 'occurred_at < $1',
+    params: [cutoff],
+    order: 'occurred_at',
+  });
 }

@@ -9,7 +9,8 @@ import {
 import { makeServer, type SubscribePayload } from 'graphql-ws';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { LiveConfig } from '../config.ts';
-import { authenticate, type RequestContext, type Services } from '../context.ts';
+import { authenticate, type RequestContext } from '../context.ts';
+import type { Services } from '../services.ts';
 import { AppError } from '../errors.ts';
 import type { LiveCarrier } from '../events/schema.ts';
 import type { LiveTransport } from '../events/subscriptions.ts';

@@ -1,9 +1,12 @@
 import type { IncomingMessage } from 'node:http';
 import type { z } from 'zod';
 import type { ScopeName } from '../accounts/auth.ts';
-import { authenticate, type RequestContext, type Services } from '../context.ts';
+import { authenticate, type RequestContext } from '../context.ts';
 import { AppError, invalidArgument, notFound } from '../errors.ts';
+import type { Services } from '../services.ts';
 import { parseInput, readJsonBody } from './body.ts';
+import { sendJson } from './json.ts';
+import type { HttpHandler } from './server.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -88,4 +91,14 @@ function decodeSegment(name: string, segment: string): string {
   } catch {
     throw invalidArgument(name, `${name} is not a valid path segment`);
   }
+}
+
+/** The REST routes as the last step of the HTTP chain: an unknown path is a 404 here. */
+export function restHandler(services: Services, router: RestRouter): HttpHandler {
+  return async (req, res, pathname) => {
+    const match = router.match(req.method ?? 'GET', pathname);
+    const result = await router.handle(services, req, match);
+    sendJson(res, result.status ?? 200, result.body);
+    return match.route.path;
+  };
 }

@@ -1,7 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
-import { authenticate, type Services } from '../context.ts';
+import { authenticate } from '../context.ts';
+import type { Services } from '../services.ts';
 import { AppError, notFound } from '../errors.ts';
+import { sendJson } from '../http/json.ts';
 import type { DocumentedOperation } from '../http/openapi.ts';
 import { notModified, parseRange, rangeStillValid } from './range.ts';
 import { MediaService, type MediaKind, type MediaTarget } from './service.ts';
@@ -220,21 +222,6 @@ async function serve(
     // The client went away (or the store failed mid-way): the response cannot be repaired.
     res.destroy();
   }
-}
-
-function sendJson(
-  res: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): void {
-  const json = JSON.stringify(body);
-  res.writeHead(status, {
-    ...headers,
-    'Content-Type': 'application/json; charset=utf-8',
-    'Content-Length': Buffer.byteLength(json),
-  });
-  res.end(json);
 }
 
 // ------------------------------------------------------------------ OpenAPI

@@ -10,6 +10,7 @@ import type { Config } from '../config.ts';
 import { TtlCache } from '../cache.ts';
 import { AppError, conflict, invalidArgument, notFound } from '../errors.ts';
 import type { EventSignal } from '../events/outbox.ts';
+import { claimDue } from '../jobs/lease.ts';
 import type { Logger } from '../logger.ts';
 import type { Database } from '../storage/database.ts';
 import { FsMediaStore } from './fs-store.ts';
@@ -551,11 +552,17 @@ export class MediaService {
   async #collect(): Promise<number> {
     let cleared = 0;
     for (;;) {
-      const { rows } = await this.db.pool.query<{ id: string; prefix: string }>(
-        `UPDATE media_garbage SET delete_after = now() + interval '5 minutes'
-          WHERE id IN (SELECT id FROM media_garbage WHERE delete_after <= now()
-                        ORDER BY id LIMIT 100 FOR UPDATE SKIP LOCKED)
-          RETURNING id, prefix`,
+      const rows = await claimDue<{ id: string; prefix: string }>(
+        this.db.pool,
+        {
+          table: 'media_garbage',
+          key: 'id',
+          due: 'delete_after <= now()',
+          order: 'id',
+          take: "delete_after = now() + interval '5 minutes'",
+          returning: 'id, prefix',
+        },
+        100,
       );
       if (rows.length === 0) return cleared;
       const done: string[] = [];

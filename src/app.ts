@@ -8,6 +8,7 @@ import { graphqlHandler, createGraphQL } from './graphql/yoga.ts';
 import { attachWebSockets } from './graphql/ws.ts';
 import { openApiDocument } from './http/openapi.ts';
 import { operationsHandler } from './http/operations.ts';
+import { LagMonitor, sheddingHandler } from './http/overload.ts';
 import { RestRouter, restHandler } from './http/rest.ts';
 import { createHttpServer } from './http/server.ts';
 import { backgroundJobs } from './jobs/background.ts';
@@ -58,16 +59,21 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       openApiDocument(router.routes, config.scopePrefix, mediaOpenApi(config.scopePrefix)),
     );
     const graphql = createGraphQL(services);
+    const lag = new LagMonitor(config.limits.overloadLagMs);
+    lag.start();
+    disposables.defer('overload monitor', () => lag.stop());
     const server = createHttpServer({
       metrics: services.metrics,
       logger,
       handlers: [
+        // Health and metrics are answered even when the instance sheds load.
         operationsHandler({
           db: services.db,
           metrics: services.metrics,
           openapi,
           draining: () => draining,
         }),
+        sheddingHandler(lag, services.metrics),
         graphqlHandler(graphql),
         // Media streams raw bytes (ranges, signed URLs) instead of JSON: its own small router.
         (req, res, pathname) => handleMediaRequest(services, req, res, pathname),
@@ -89,6 +95,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       metrics: services.metrics,
       logger,
       draining: () => draining,
+      overloaded: () => lag.overloaded,
     });
     disposables.defer('live connections', async () => {
       await sockets.close();

@@ -1,6 +1,7 @@
 import type { Principal, ScopeName } from './accounts/auth.ts';
 import type { AccountView } from './accounts/service.ts';
 import { notFound } from './errors.ts';
+import { rateLimited, rateLimitHeaders } from './limits/rate.ts';
 import type { Services } from './services.ts';
 
 /**
@@ -38,4 +39,42 @@ export async function authenticate(
   authorization: string | undefined | null,
 ): Promise<RequestContext> {
   return requestContext(services, await services.auth.authenticate(authorization));
+}
+
+/** Where an admitted request's rate-limit headers go: any answer carries them. */
+export interface HeaderSink {
+  setHeader(name: string, value: string): unknown;
+}
+
+/**
+ * Authenticates a request and takes it from its client's rate-limit bucket: the RateLimit
+ * headers go on the answer whatever it is, and over the limit this throws RATE_LIMITED.
+ */
+export async function admit(
+  services: Services,
+  authorization: string | undefined | null,
+  answer: HeaderSink,
+): Promise<RequestContext> {
+  const ctx = await authenticate(services, authorization);
+  await takeRequest(services, ctx, answer);
+  return ctx;
+}
+
+/** Counts one request of an authenticated caller (e.g. a WebSocket `subscribe`). */
+export async function takeRequest(
+  services: Services,
+  ctx: RequestContext,
+  answer?: HeaderSink,
+): Promise<void> {
+  const decision = await services.rateLimiter.consume(ctx.principal);
+  if (!decision) return;
+  if (answer) {
+    for (const [name, value] of Object.entries(rateLimitHeaders(decision))) {
+      answer.setHeader(name, value);
+    }
+  }
+  if (!decision.allowed) {
+    services.metrics.refusals.inc({ reason: 'rate_limited' });
+    throw rateLimited(decision);
+  }
 }

@@ -9,6 +9,7 @@ import { createEventBus } from './events/pubsub.ts';
 import { LiveEvents } from './events/subscriptions.ts';
 import { createMetrics, type Metrics } from './http/metrics.ts';
 import type { Disposables } from './lifecycle.ts';
+import { RateLimiter } from './limits/rate.ts';
 import type { Logger } from './logger.ts';
 import { MediaService } from './media/service.ts';
 import { Dispatcher } from './notifications/dispatcher.ts';
@@ -34,6 +35,8 @@ export interface Services {
   notifications: NotificationService;
   /** Webhook delivery: claims what the outbox queued and sends it. */
   dispatcher: Dispatcher;
+  /** Each OAuth client's request budget per account (shared through Redis when set). */
+  rateLimiter: RateLimiter;
   zones: ZoneService;
 }
 
@@ -96,6 +99,8 @@ export async function buildServices(
   });
   disposables.defer('live events', () => live.close());
   signal.subscribe((events) => live.publish(events));
+  const rateLimiter = new RateLimiter(config.limits, config.redisUrl, logger);
+  disposables.defer('rate limiter', () => rateLimiter.close());
   const accessories = new AccessoryService(db);
   return {
     config,
@@ -111,6 +116,7 @@ export async function buildServices(
     media,
     notifications,
     dispatcher,
+    rateLimiter,
     zones: new ZoneService(db, accessories, signal),
   };
 }

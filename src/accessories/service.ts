@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { TtlCache } from '../cache.ts';
 import { invalidArgument, notFound } from '../errors.ts';
+import { checkUuid, isUuid } from '../ids.ts';
 import type { Database } from '../storage/database.ts';
 
 export interface AccessoryView {
@@ -9,14 +10,6 @@ export interface AccessoryView {
   deviceId: string;
   name: string;
   createdAt: Date;
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-
-/** Account and Accessory Ids are lower-case UUID v4. */
-export function checkUuid(field: string, value: string): string {
-  if (!UUID.test(value)) throw invalidArgument(field, `${field} must be a lower-case UUID v4`);
-  return value;
 }
 
 const view = (row: {
@@ -61,7 +54,7 @@ export class AccessoryService {
   async get(accessoryId: string): Promise<AccessoryView | null> {
     const cached = this.#byId.get(accessoryId);
     if (cached) return cached;
-    if (!UUID.test(accessoryId)) return null;
+    if (!isUuid(accessoryId)) return null;
     const row = await this.db.prisma.accessory.findUnique({ where: { id: accessoryId } });
     if (!row) return null;
     const accessory = view(row);

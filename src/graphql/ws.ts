@@ -9,7 +9,7 @@ import {
 import { makeServer, type SubscribePayload } from 'graphql-ws';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { LiveConfig } from '../config.ts';
-import { authenticate, type RequestContext } from '../context.ts';
+import { authenticate, takeRequest, type RequestContext } from '../context.ts';
 import type { Services } from '../services.ts';
 import { AppError } from '../errors.ts';
 import type { LiveCarrier } from '../events/schema.ts';
@@ -57,6 +57,8 @@ export interface WebSocketOptions {
   logger: Logger;
   /** True once the app drains: new upgrades are refused. */
   draining(): boolean;
+  /** True while the instance sheds load: new upgrades are refused. */
+  overloaded(): boolean;
 }
 
 export interface WebSockets {
@@ -170,6 +172,13 @@ export function attachWebSockets(options: WebSocketOptions): WebSockets {
           ),
         ];
       }
+      try {
+        // Each subscribe counts as one request of the client's rate limit.
+        await takeRequest(services, connection.context!);
+      } catch (err) {
+        if (err instanceof AppError) return [toGraphQLError(err, logger)];
+        throw err;
+      }
       const carrier: LiveCarrier & Record<string, unknown> = {
         wsContext: connection.context,
         liveTransport: connection.transport,
@@ -267,6 +276,11 @@ export function attachWebSockets(options: WebSocketOptions): WebSockets {
     if (pathname !== '/graphql') return rejectUpgrade(socket, 404, 'not found');
     if (options.draining()) {
       return rejectUpgrade(socket, 503, 'the server is shutting down', { 'retry-after': '1' });
+    }
+    if (options.overloaded()) {
+      return rejectUpgrade(socket, 503, 'the service is overloaded; retry shortly', {
+        'retry-after': '1',
+      });
     }
     if (limiter.total >= limiter.maxTotal) {
       return rejectUpgrade(socket, 503, 'too many live connections on this instance', {

@@ -2,11 +2,12 @@ import type http from 'node:http';
 import { useGraphQlJit } from '@envelop/graphql-jit';
 import { getOperationAST } from 'graphql';
 import { createYoga } from 'graphql-yoga';
-import { authenticate, type RequestContext } from '../context.ts';
+import { admit, type RequestContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import type { HttpHandler } from '../http/server.ts';
 import type { Services } from '../services.ts';
 import { requestError, toGraphQLError } from './errors.ts';
+import { operationLimits } from './limits.ts';
 import { schema } from './schema.ts';
 
 /** What Yoga is handed by the HTTP server, and by the WebSocket adapter (`wsContext`). */
@@ -24,20 +25,33 @@ export function createGraphQL(services: Services) {
     graphqlEndpoint: '/graphql',
     landingPage: false,
     logging: false,
-    context: async ({ request, wsContext }) => {
+    context: async ({ request, wsContext, res }) => {
       if (wsContext) return wsContext;
       try {
-        return await authenticate(services, request.headers.get('authorization'));
+        return await admit(services, request.headers.get('authorization'), res);
       } catch (err) {
         throw err instanceof AppError ? requestError(err) : err;
       }
     },
-    maskedErrors: { maskError: (error) => toGraphQLError(error, services.logger) },
+    maskedErrors: {
+      maskError: (error) => {
+        const masked = toGraphQLError(error, services.logger);
+        if (masked.extensions.code === 'UNAVAILABLE') {
+          services.metrics.refusals.inc({ reason: 'unavailable' });
+        }
+        return masked;
+      },
+    },
+    // The same body limit as REST (413).
+    maxRequestBodySize: services.config.maxBodyBytes,
     // Compiles each operation once into a specialized function: several times faster than the
     // generic executor on the listing pages.
     // Not subscriptions: graphql-jit 0.8 hands a subscription field's `subscribe` the operation's
     // variables instead of the field's arguments; those run on graphql-js.
     plugins: [
+      ...operationLimits(services.config.limits.graphql, {
+        refused: () => services.metrics.refusals.inc({ reason: 'too_costly' }),
+      }),
       useGraphQlJit(
         {},
         {

@@ -19,6 +19,12 @@ export function createMetrics() {
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
       registers: [registry],
     }),
+    refusals: new Counter({
+      name: 'clipgate_refusals_total',
+      help: 'Requests refused to protect the service, by reason: rate_limited, too_costly (GraphQL operation limits), shed (overload), unavailable (a dependency failed)',
+      labelNames: ['reason'] as const,
+      registers: [registry],
+    }),
     ...webhookMetrics(registry),
     ...liveMetrics(registry),
     ...jobMetrics(registry),

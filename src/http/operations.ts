@@ -25,12 +25,7 @@ export function operationsHandler({
         sendJson(res, 200, { status: 'ok' });
         return pathname;
       case '/readyz': {
-        const ready =
-          !draining() &&
-          (await db.pool.query('SELECT 1').then(
-            () => true,
-            () => false,
-          ));
+        const ready = !draining() && (await databaseAnswers(db));
         sendJson(res, ready ? 200 : 503, { status: ready ? 'ready' : 'unavailable' });
         return pathname;
       }
@@ -46,4 +41,23 @@ export function operationsHandler({
         return undefined;
     }
   };
+}
+
+/** How long /readyz waits for the database. */
+const READY_TIMEOUT_MS = 2000;
+
+async function databaseAnswers(db: Database): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), READY_TIMEOUT_MS);
+  });
+  const answer = db.pool.query('SELECT 1').then(
+    () => true,
+    () => false,
+  );
+  try {
+    return await Promise.race([answer, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
+import { databaseUnavailable, isDatabaseUnavailable } from '../storage/faults.ts';
 import { sendJson } from './json.ts';
 import type { Metrics } from './metrics.ts';
 
@@ -9,6 +10,13 @@ import type { Metrics } from './metrics.ts';
  * metrics), or resolves with undefined to leave it to the next handler. A thrown AppError is
  * the answer; anything else is logged and answered 500.
  */
+/** What a failed request answers: its own AppError, 503 for an unreachable database, else 500. */
+export function toAppError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  if (isDatabaseUnavailable(err)) return databaseUnavailable();
+  return new AppError('INTERNAL', 'internal error');
+}
+
 export type HttpHandler = (
   req: http.IncomingMessage,
   res: http.ServerResponse,
@@ -18,7 +26,7 @@ export type HttpHandler = (
 export interface HttpServerOptions {
   /** Tried in order; the last one must answer everything (e.g. with a 404). */
   handlers: HttpHandler[];
-  metrics: Pick<Metrics, 'requests' | 'latency'>;
+  metrics: Pick<Metrics, 'requests' | 'latency' | 'refusals'>;
   logger: Logger;
 }
 
@@ -44,8 +52,9 @@ export function createHttpServer({ handlers, metrics, logger }: HttpServerOption
     route(req, res).then(
       (matched) => (label = matched),
       (err: unknown) => {
-        if (!(err instanceof AppError)) logger.error({ err, url: req.url }, 'request failed');
-        const error = err instanceof AppError ? err : new AppError('INTERNAL', 'internal error');
+        const error = toAppError(err);
+        if (error.code === 'INTERNAL') logger.error({ err, url: req.url }, 'request failed');
+        if (error.code === 'UNAVAILABLE') metrics.refusals.inc({ reason: 'unavailable' });
         if (res.headersSent) return res.destroy();
         sendJson(res, error.status, error.toJSON(), error.headers);
         // Whatever body was not read stays unread; do not keep a connection with it.

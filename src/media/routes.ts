@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
-import { authenticate } from '../context.ts';
+import { admit } from '../context.ts';
 import type { Services } from '../services.ts';
 import { AppError, notFound } from '../errors.ts';
 import { sendJson } from '../http/json.ts';
@@ -77,7 +77,7 @@ export async function handleMediaRequest(
   const media = services.media;
   try {
     if (method === 'PUT' && !token && (name === 'image' || name === 'mp4')) {
-      const ctx = await authenticate(services, req.headers.authorization);
+      const ctx = await admit(services, req.headers.authorization, res);
       ctx.require('ingest');
       const { created, body } = await media.upload(name, accessoryId, activityId, req);
       sendJson(res, created ? 201 : 200, body, { ETag: `"${body.sha256}"` });
@@ -99,7 +99,7 @@ export async function handleMediaRequest(
       if (!wanted) throw notFound('media');
       target = await media.target(accessoryId, activityId, wanted.kind);
     } else {
-      const ctx = await authenticate(services, req.headers.authorization);
+      const ctx = await admit(services, req.headers.authorization, res);
       ctx.require('activities_basic');
       const account = await ctx.ownAccount();
       if (!wanted) throw notFound('media');

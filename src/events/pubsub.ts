@@ -60,20 +60,27 @@ async function redisBus(url: string, logger: Logger): Promise<EventBus> {
     throw err;
   }
 
-  // redis-event-target drops the promise of PUBLISH; a failure must be logged, not crash the
-  // process as an unhandled rejection. Subscribers repair a lost message from the event log as
-  // soon as a later one of the same stream arrives.
+  // redis-event-target drops the promises of PUBLISH, SUBSCRIBE and UNSUBSCRIBE; a failure
+  // (the connection closed or gone for too long) must be logged, not crash the process as an
+  // unhandled rejection. Subscribers repair a lost message from the event log as soon as a later
+  // one of the same stream arrives, or the bus reconnects; `listen` subscribes again itself.
+  const failed = (what: string, channel: string) => (err: unknown) => {
+    logger.warn({ err, channel }, `${what} failed`);
+    return 0;
+  };
   const publishClient = {
     publish: (channel: string, message: string) =>
-      publisher.publish(channel, message).catch((err: unknown) => {
-        logger.warn({ err, channel }, 'publishing a live event failed');
-        return 0;
-      }),
+      publisher.publish(channel, message).catch(failed('publishing a live event', channel)),
   } as unknown as Redis;
-  const target = createRedisEventTarget<MessageEvent>({
-    publishClient,
-    subscribeClient: subscriber,
-  });
+  const subscribeClient = {
+    on: (event: 'message', listener: (channel: string, message: string) => void) =>
+      subscriber.on(event, listener),
+    subscribe: (channel: string) =>
+      subscriber.subscribe(channel).catch(failed('subscribing to a channel', channel)),
+    unsubscribe: (channel: string) =>
+      subscriber.unsubscribe(channel).catch(failed('unsubscribing from a channel', channel)),
+  } as unknown as Redis;
+  const target = createRedisEventTarget<MessageEvent>({ publishClient, subscribeClient });
   const pubsub = createPubSub<Record<string, [TopicMessage]>>({ eventTarget: target });
 
   const reconnectCallbacks = new Set<() => void>();

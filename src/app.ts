@@ -90,10 +90,6 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       server,
       getEnveloped: (initialContext) => graphql.getEnveloped(initialContext),
       services,
-      config: config.live,
-      maxPayloadBytes: config.maxBodyBytes,
-      metrics: services.metrics,
-      logger,
       draining: () => draining,
       overloaded: () => lag.overloaded,
     });

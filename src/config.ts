@@ -64,7 +64,7 @@ export interface MediaConfig {
   };
 }
 
-/** GraphQL subscriptions over WebSocket and SSE (src/events/subscriptions.ts, src/graphql/ws.ts). */
+/** GraphQL subscriptions over WebSocket and SSE (src/events/live, src/graphql/ws.ts and sse.ts). */
 export interface LiveConfig {
   /** `LIVE_MAX_CONNECTIONS`: WebSocket connections and SSE streams per instance. */
   maxConnections: number;

@@ -6,7 +6,10 @@ import { ActivityService } from './activities/service.ts';
 import type { Config } from './config.ts';
 import { EventSignal } from './events/outbox.ts';
 import { createEventBus } from './events/pubsub.ts';
-import { LiveEvents } from './events/subscriptions.ts';
+import { ConnectionLimiter } from './events/live/connections.ts';
+import { LiveEvents } from './events/live/live-events.ts';
+import { liveObserver } from './events/live/observer.ts';
+import { EventLog } from './events/log.ts';
 import { createMetrics, type Metrics } from './http/metrics.ts';
 import type { Disposables } from './lifecycle.ts';
 import { RateLimiter } from './limits/rate.ts';
@@ -28,6 +31,8 @@ export interface Services {
   signal: EventSignal;
   /** Live events for GraphQL subscriptions, fed with what `signal` reports committed. */
   live: LiveEvents;
+  /** Live connections (WebSockets, SSE streams) per instance and per token subject. */
+  liveConnections: ConnectionLimiter;
   accounts: AccountService;
   accessories: AccessoryService;
   activities: ActivityService;
@@ -89,13 +94,14 @@ export async function buildServices(
   disposables.defer('media', () => media.close());
   // Committed events go to the pub/sub (Redis when REDIS_URL is set), which feeds the
   // subscribers of every instance.
+  const bus = await createEventBus(config.redisUrl, logger);
+  disposables.defer('event bus', () => bus.close());
   const live = new LiveEvents({
-    db,
-    bus: await createEventBus(config.redisUrl, logger),
-    logger,
-    metrics,
+    bus,
+    log: new EventLog(db),
+    observer: liveObserver(metrics, logger),
+    bufferEvents: config.live.bufferEvents,
     retentionHours: config.eventLogRetentionHours,
-    ...config.live,
   });
   disposables.defer('live events', () => live.close());
   signal.subscribe((events) => live.publish(events));
@@ -110,6 +116,10 @@ export async function buildServices(
     auth,
     signal,
     live,
+    liveConnections: new ConnectionLimiter(
+      config.live.maxConnections,
+      config.live.maxConnectionsPerSubject,
+    ),
     accounts: new AccountService(db, signal),
     accessories,
     activities: new ActivityService(db, accessories, signal),

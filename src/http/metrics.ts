@@ -101,7 +101,7 @@ function webhookMetrics(registry: Registry) {
   };
 }
 
-/** Live events (src/events/subscriptions.ts, src/graphql/ws.ts). */
+/** Live events (src/events/live, src/graphql/ws.ts and sse.ts). */
 function liveMetrics(registry: Registry) {
   return {
     liveSockets: new Gauge({

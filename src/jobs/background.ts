@@ -1,5 +1,5 @@
 import { purgeExpiredActivities } from '../activities/retention.ts';
-import { purgeEventLog } from '../events/subscriptions.ts';
+import { purgeEventLog } from '../events/log.ts';
 import { purgeDeliveryLog } from '../notifications/dispatcher.ts';
 import type { Services } from '../services.ts';
 import type { PeriodicJob } from './scheduler.ts';

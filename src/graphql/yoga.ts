@@ -6,6 +6,7 @@ import { authenticate, type RequestContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import type { HttpHandler } from '../http/server.ts';
 import type { Services } from '../services.ts';
+import type { GraphQLContext } from './builder.ts';
 import { requestError, toGraphQLError } from './errors.ts';
 import { schema } from './schema.ts';
 
@@ -19,18 +20,20 @@ export interface ServerContext {
 
 /** GraphQL over HTTP and SSE on `/graphql`; its envelop also runs the WebSocket operations. */
 export function createGraphQL(services: Services) {
-  return createYoga<ServerContext, RequestContext>({
+  return createYoga<ServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
     logging: false,
+    // Called once per operation, also for each operation of a WebSocket connection.
     context: async ({ request, wsContext }) => {
-      if (wsContext) return wsContext;
+      let caller = wsContext;
       try {
-        return await authenticate(services, request.headers.get('authorization'));
+        caller ??= await authenticate(services, request.headers.get('authorization'));
       } catch (err) {
         throw err instanceof AppError ? requestError(err) : err;
       }
+      return { ...caller, mediaUrls: services.media.lookup.urlLoader() };
     },
     maskedErrors: { maskError: (error) => toGraphQLError(error, services.logger) },
     // Compiles each operation once into a specialized function: several times faster than the

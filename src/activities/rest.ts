@@ -52,7 +52,7 @@ export const activityRoutes = [
       const page = await ctx.services.activities.list(account, params.accessoryId!, request);
       const extra = new Set(body.extraFields);
       const media = extra.has('media')
-        ? await ctx.services.media.urlsFor(
+        ? await ctx.services.media.lookup.urlsFor(
             params.accessoryId!,
             page.activities.map((a) => a.activityId),
           )
@@ -79,8 +79,11 @@ export const activityRoutes = [
         params.accessoryId!,
         params.activityId!,
       );
-      const media = await ctx.services.media.urls(activity.accessoryId, activity.activityId);
-      return { body: activityJson(activity, new Set([...allExtraFields, 'media']), media) };
+      const { accessoryId, activityId } = activity;
+      const media = await ctx.services.media.lookup.urlsFor(accessoryId, [activityId]);
+      return {
+        body: activityJson(activity, new Set([...allExtraFields, 'media']), media.get(activityId)),
+      };
     },
   }),
 ];

@@ -35,7 +35,7 @@ export const ActivityRef = builder.objectRef<ActivityRecord>('Activity').impleme
       type: ActivityMediaRef,
       nullable: true,
       description: 'Signed URLs of the JPG, MP4, DASH and HLS; null when it has no media.',
-      resolve: (a, _args, ctx) => ctx.services.media.urls(a.accessoryId, a.activityId),
+      resolve: (a, _args, ctx) => ctx.mediaUrls.load(a),
     }),
   }),
 });

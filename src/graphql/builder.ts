@@ -5,6 +5,16 @@ import { GraphQLError } from 'graphql';
 import type { ScopeName } from '../accounts/auth.ts';
 import type { RequestContext } from '../context.ts';
 import { permissionDenied } from '../errors.ts';
+import type { MediaUrlLoader } from '../media/lookup.ts';
+
+/**
+ * The context of one GraphQL operation: the caller's (shared with REST), and loaders that batch
+ * and cache for this operation only (a WebSocket connection runs many operations).
+ */
+export interface GraphQLContext extends RequestContext {
+  /** `Activity.media`: the activities of a page in one query per accessory. */
+  mediaUrls: MediaUrlLoader;
+}
 
 /** The first scope named in a scope-auth failure: the one a 403 asks for. */
 function missingScope(failure: AuthFailure): ScopeName | undefined {
@@ -20,7 +30,7 @@ function missingScope(failure: AuthFailure): ScopeName | undefined {
 }
 
 export const builder = new SchemaBuilder<{
-  Context: RequestContext;
+  Context: GraphQLContext;
   DefaultFieldNullability: false;
   AuthScopes: Record<ScopeName, boolean>;
   DefaultEdgesNullability: false;

@@ -6,6 +6,7 @@ import { admit, type RequestContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import type { HttpHandler } from '../http/server.ts';
 import type { Services } from '../services.ts';
+import type { GraphQLContext } from './builder.ts';
 import { requestError, toGraphQLError } from './errors.ts';
 import { operationLimits } from './limits.ts';
 import { schema } from './schema.ts';
@@ -20,18 +21,21 @@ export interface ServerContext {
 
 /** GraphQL over HTTP and SSE on `/graphql`; its envelop also runs the WebSocket operations. */
 export function createGraphQL(services: Services) {
-  return createYoga<ServerContext, RequestContext>({
+  return createYoga<ServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
     logging: false,
+    // Called once per operation, also for each operation of a WebSocket connection (counted
+    // by the WebSocket adapter when it subscribes).
     context: async ({ request, wsContext, res }) => {
-      if (wsContext) return wsContext;
+      let caller = wsContext;
       try {
-        return await admit(services, request.headers.get('authorization'), res);
+        caller ??= await admit(services, request.headers.get('authorization'), res);
       } catch (err) {
         throw err instanceof AppError ? requestError(err) : err;
       }
+      return { ...caller, mediaUrls: services.media.lookup.urlLoader() };
     },
     maskedErrors: {
       maskError: (error) => {

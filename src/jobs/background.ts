@@ -22,7 +22,15 @@ export function backgroundJobs(services: Services): PeriodicJob[] {
     {
       name: 'media.garbage',
       everyMs: Math.min(sweepMs, MEDIA_GARBAGE_EVERY_MS),
-      run: () => media.collectGarbage(),
+      run: () => media.cleanup.collectGarbage(),
+    },
+    {
+      // Takes packaging jobs queued in the database (left by a full memory queue, a restart or
+      // an instance that died) into this instance's queue.
+      name: 'media.package-poll',
+      everyMs: config.media.packager.pollMs,
+      run: () => media.packager.poll(),
+      wakeOn: (wake) => media.packager.onSlotFree(wake),
     },
     {
       name: 'events.log-retention',

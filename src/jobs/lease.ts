@@ -32,9 +32,11 @@ export async function claimDue<Row extends pg.QueryResultRow>(
   limit: number,
 ): Promise<Row[]> {
   const params = [...(spec.params ?? []), limit];
+  // `(a, b) IN (SELECT a, b ...)`: the subquery selects the columns, not one row value.
+  const columns = spec.key.replace(/^\((.*)\)$/s, '$1');
   const { rows } = await db.query<Row>(
     `UPDATE ${spec.table} SET ${spec.take}
-      WHERE ${spec.key} IN (SELECT ${spec.key} FROM ${spec.table} WHERE ${spec.due}
+      WHERE ${spec.key} IN (SELECT ${columns} FROM ${spec.table} WHERE ${spec.due}
                              ORDER BY ${spec.order} LIMIT $${params.length}
                              FOR UPDATE SKIP LOCKED)
       RETURNING ${spec.returning}`,

@@ -13,6 +13,11 @@ export interface PeriodicJob {
   everyMs: number;
   /** One round; resolves with how many items it handled. */
   run(): Promise<number>;
+  /**
+   * For work that can arrive between rounds: subscribes `wake` (a round now, as `runNow`) to
+   * what signals it, and returns the unsubscription, which runs when the jobs stop.
+   */
+  wakeOn?(wake: () => void): () => void;
 }
 
 type JobMetrics = Pick<Metrics, 'jobRuns' | 'jobItems' | 'jobDuration'>;
@@ -24,6 +29,7 @@ interface Entry {
   running: Promise<number> | undefined;
   /** A round asked for while one ran: it starts right after, and every caller waits for it. */
   again: Promise<number> | undefined;
+  unsubscribe: (() => void) | undefined;
 }
 
 /**
@@ -43,7 +49,13 @@ export class Jobs {
 
   add(job: PeriodicJob): void {
     if (this.#entries.has(job.name)) throw new Error(`job ${job.name} is already registered`);
-    const entry: Entry = { job, timer: undefined, running: undefined, again: undefined };
+    const entry: Entry = {
+      job,
+      timer: undefined,
+      running: undefined,
+      again: undefined,
+      unsubscribe: job.wakeOn?.(() => void this.runNow(job.name).catch(() => 0)),
+    };
     this.#entries.set(job.name, entry);
     if (this.#started) this.#kick(entry);
   }
@@ -74,7 +86,10 @@ export class Jobs {
   /** No new rounds; resolves once the rounds in progress have ended. */
   async stop(): Promise<void> {
     this.#stopped = true;
-    for (const entry of this.#entries.values()) clearTimeout(entry.timer);
+    for (const entry of this.#entries.values()) {
+      clearTimeout(entry.timer);
+      entry.unsubscribe?.();
+    }
     await Promise.allSettled(
       [...this.#entries.values()].flatMap((e) => [e.running, e.again].filter(Boolean)),
     );

@@ -82,6 +82,34 @@ describe('Jobs', () => {
     expect((await metrics.jobItems.get()).values[0]!.value).toBe(3);
   });
 
+  it('runs a round when woken between rounds, until it stops', async () => {
+    vi.useFakeTimers();
+    const jobs = new Jobs(logger, createMetrics());
+    const listeners = new Set<() => void>();
+    const signal = () => listeners.forEach((l) => l());
+    let rounds = 0;
+    jobs.add({
+      name: 'test.woken',
+      everyMs: 60_000,
+      run: async () => ++rounds,
+      wakeOn: (wake) => {
+        listeners.add(wake);
+        return () => listeners.delete(wake);
+      },
+    });
+    jobs.start();
+    await vi.advanceTimersByTimeAsync(10);
+    expect(rounds).toBe(1);
+    signal();
+    await vi.advanceTimersByTimeAsync(10);
+    expect(rounds).toBe(2);
+    await jobs.stop();
+    expect(listeners.size).toBe(0);
+    signal();
+    await vi.advanceTimersByTimeAsync(120_000);
+    expect(rounds).toBe(2);
+  });
+
   it('stop waits for the round in progress', async () => {
     const jobs = new Jobs(logger, createMetrics());
     const gate = deferred();

@@ -25,6 +25,8 @@ export interface LimitRefusals {
 
 /** A field's default page size, for the cost of a page asked for without `first`/`last`. */
 export const DEFAULT_PAGE_SIZE = 20;
+/** The largest page of a field, unless it says otherwise (`extensions.maxPageSize`). */
+const MAX_PAGE_SIZE = 100;
 const PAGE_ARGS = ['first', 'last', 'limit'] as const;
 
 function limitError(limit: string, max: number, message: string, measured?: number) {
@@ -45,9 +47,12 @@ export function fieldCost({ field, args, childComplexity }: ComplexityEstimatorA
     return 1 + childComplexity;
   }
   const given = PAGE_ARGS.map((name) => args[name]).find((v) => typeof v === 'number');
+  // A page larger than the field allows is refused by the field itself, with its own message:
+  // price it at the largest page it could return.
+  const max = Number(field.extensions?.maxPageSize ?? MAX_PAGE_SIZE);
   const pageSize =
     typeof given === 'number'
-      ? Math.max(0, given)
+      ? Math.min(Math.max(0, given), max)
       : Number(field.extensions?.defaultPageSize ?? DEFAULT_PAGE_SIZE);
   return 1 + pageSize * childComplexity;
 }

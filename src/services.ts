@@ -11,7 +11,7 @@ import { createMetrics, type Metrics } from './http/metrics.ts';
 import type { Disposables } from './lifecycle.ts';
 import type { Logger } from './logger.ts';
 import { MediaService } from './media/service.ts';
-import { Dispatcher } from './notifications/dispatcher.ts';
+import { Dispatcher } from './notifications/delivery/dispatcher.ts';
 import { createSecretBox, loadSecretsKey } from './notifications/secrets.ts';
 import { NotificationService } from './notifications/service.ts';
 import { openDatabase, type Database } from './storage/database.ts';

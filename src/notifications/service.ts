@@ -5,7 +5,7 @@ import { AppError, conflict, invalidArgument, notFound } from '../errors.ts';
 import { recordEvents, type EventSignal } from '../events/outbox.ts';
 import { isEventType, type EventType, type StoredEvent } from '../events/types.ts';
 import type { Database } from '../storage/database.ts';
-import { webhookIdOf, type DeliveryState } from './dispatcher.ts';
+import { webhookIdOf, type AttemptOutcome, type DeliveryState } from './delivery/policy.ts';
 import { secretContext, type SecretBox } from './secrets.ts';
 import { validateReceiverUrl } from './ssrf.ts';
 
@@ -39,7 +39,7 @@ export interface AttemptView {
   attempt: number;
   startedAt: Date;
   durationMs: number;
-  outcome: 'accepted' | 'gone' | 'failed';
+  outcome: AttemptOutcome;
   status: number | null;
   error: string | null;
   errorMessage: string | null;

@@ -70,7 +70,12 @@ export async function buildServices(
   const secrets = createSecretBox(
     (await loadSecretsKey(config.dataDir, config.webhook.secretsKey, logger)).key,
   );
-  const notifications = new NotificationService(db, config.webhook, secrets);
+  const notifications = new NotificationService(
+    db,
+    config.webhook,
+    secrets,
+    auth.scopeName('notifications_motion'),
+  );
   const dispatcher = new Dispatcher({
     db,
     webhook: config.webhook,

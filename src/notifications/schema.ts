@@ -1,6 +1,7 @@
 import { AppError, invalidArgument } from '../errors.ts';
 import { recordedEventTypes, type EventType } from '../events/types.ts';
 import { builder } from '../graphql/builder.ts';
+import { callerOf, motionAllowed } from './caller.ts';
 import {
   MAX_DELIVERIES_PAGE,
   reportMotion,
@@ -140,7 +141,11 @@ builder.queryFields((t) => ({
     authScopes: notifications,
     args: { accountId: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) =>
-      orNull(ctx.services.notifications.get(ctx, String(args.accountId))),
+      orNull(
+        callerOf(ctx, String(args.accountId)).then((caller) =>
+          ctx.services.notifications.get(caller),
+        ),
+      ),
   }),
   notificationDeliveries: t.connection(
     {
@@ -162,11 +167,8 @@ builder.queryFields((t) => ({
           throw invalidArgument('first', `first must be 1..${MAX_DELIVERIES_PAGE}`);
         }
         const page = await orNull(
-          ctx.services.notifications.deliveries(
-            ctx,
-            String(args.accountId),
-            first,
-            args.after ?? undefined,
+          callerOf(ctx, String(args.accountId)).then((caller) =>
+            ctx.services.notifications.deliveries(caller, first, args.after ?? undefined),
           ),
         );
         if (!page) return null;
@@ -194,28 +196,33 @@ builder.mutationFields((t) => ({
       "Registers (or overwrites) the calling client's receiver on its account; in effect when this returns. motion_* types need notifications_motion.",
     authScopes: notifications,
     args: { input: t.arg({ type: RegisterInput, required: true }) },
-    resolve: (_root, { input }, ctx) =>
-      ctx.services.notifications.register(ctx, String(input.accountId), {
-        url: input.url,
-        authKey: input.authKey,
-        eventTypes: input.eventTypes,
-        userData: not(input.userData),
-      }),
+    resolve: async (_root, { input }, ctx) =>
+      ctx.services.notifications.register(
+        await callerOf(ctx, String(input.accountId)),
+        {
+          url: input.url,
+          authKey: input.authKey,
+          eventTypes: input.eventTypes,
+          userData: not(input.userData),
+        },
+        motionAllowed(ctx),
+      ),
   }),
   unregisterNotifications: t.boolean({
     description:
       "Removes the calling client's registration (what is still queued for it is dropped); false when there was none.",
     authScopes: notifications,
     args: { accountId: t.arg.id({ required: true }) },
-    resolve: (_root, args, ctx) =>
-      ctx.services.notifications.unregister(ctx, String(args.accountId)),
+    resolve: async (_root, args, ctx) =>
+      ctx.services.notifications.unregister(await callerOf(ctx, String(args.accountId))),
   }),
   sendTestNotification: t.field({
     type: DeliveryRef,
     description: `Sends a notification with eventType ${TEST_EVENT_TYPE} and eventData {} to the calling client's receiver, like any other (signed, retried, logged). ${TEST_EVENT_TYPE} is not an EventType: receivers should answer 2xx to types they do not know.`,
     authScopes: notifications,
     args: { accountId: t.arg.id({ required: true }) },
-    resolve: (_root, args, ctx) => ctx.services.notifications.sendTest(ctx, String(args.accountId)),
+    resolve: async (_root, args, ctx) =>
+      ctx.services.notifications.sendTest(await callerOf(ctx, String(args.accountId))),
   }),
   redeliverNotification: t.field({
     type: DeliveryRef,
@@ -223,8 +230,8 @@ builder.mutationFields((t) => ({
       'Queues a discarded (or dropped, or gone) delivery again, to the registration as it is now, for a full round of attempts; a pending or delivered one is a CONFLICT.',
     authScopes: notifications,
     args: { deliveryId: t.arg.id({ required: true }) },
-    resolve: (_root, args, ctx) =>
-      ctx.services.notifications.redeliver(ctx, String(args.deliveryId)),
+    resolve: async (_root, args, ctx) =>
+      ctx.services.notifications.redeliver(await callerOf(ctx), String(args.deliveryId)),
   }),
   reportMotion: t.field({
     type: MotionEventRef,

@@ -25,11 +25,11 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { Pool } from 'undici';
+import { reportMotion } from '../src/activities/motion.ts';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { verifyNotification } from '../src/notifications/receiver.ts';
-import { reportMotion } from '../src/notifications/service.ts';
 import { notificationHeaders } from '../src/notifications/signing.ts';
 
 const AUTH_KEY = 'bench-receiver-key-0123456789';

@@ -1,14 +1,12 @@
 import { AppError, invalidArgument } from '../errors.ts';
-import { recordedEventTypes, type EventType } from '../events/types.ts';
+import { recordedEventTypes } from '../events/types.ts';
 import { builder } from '../graphql/builder.ts';
 import { callerOf, motionAllowed } from './caller.ts';
 import {
   MAX_DELIVERIES_PAGE,
-  reportMotion,
   TEST_EVENT_TYPE,
   type AttemptView,
   type DeliveryView,
-  type MotionState,
   type RegistrationView,
 } from './service.ts';
 
@@ -18,10 +16,6 @@ export const EventTypeRef = builder.enumType('EventType', {
     'The event types of notifications and subscriptions, by their wire names. zones_saved is streamed to subscribers only: registrations refuse it.',
   // Every type the event log records, so that subscriptions can stream them all (issue 4).
   values: recordedEventTypes,
-});
-
-const MotionStateRef = builder.enumType('MotionState', {
-  values: ['started', 'ended'] as const,
 });
 
 const DeliveryStateRef = builder.enumType('DeliveryState', {
@@ -95,24 +89,6 @@ const DeliveryRef = builder.objectRef<DeliveryView>('NotificationDelivery').impl
     attempts: t.field({ type: [AttemptRef], resolve: (d) => d.attempts }),
   }),
 });
-
-const MotionEventRef = builder
-  .objectRef<{
-    eventId: string;
-    eventType: EventType;
-    accessoryId: string;
-    motionZones: string[];
-    timestamp: string;
-  }>('MotionEvent')
-  .implement({
-    fields: (t) => ({
-      eventId: t.exposeID('eventId'),
-      eventType: t.field({ type: EventTypeRef, resolve: (e) => e.eventType }),
-      accessoryId: t.exposeID('accessoryId'),
-      motionZones: t.exposeStringList('motionZones'),
-      timestamp: t.field({ type: 'DateTime', resolve: (e) => new Date(e.timestamp) }),
-    }),
-  });
 
 const RegisterInput = builder.inputType('RegisterNotificationsInput', {
   fields: (t) => ({
@@ -232,33 +208,5 @@ builder.mutationFields((t) => ({
     args: { deliveryId: t.arg.id({ required: true }) },
     resolve: async (_root, args, ctx) =>
       ctx.services.notifications.redeliver(await callerOf(ctx), String(args.deliveryId)),
-  }),
-  reportMotion: t.field({
-    type: MotionEventRef,
-    description:
-      'Ingest: motion started or ended on an accessory. Records motion_started / motion_ended (eventData {accessoryId, motionZones, timestamp}); no activity changes.',
-    authScopes: { ingest: true },
-    args: {
-      accessoryId: t.arg.id({ required: true }),
-      state: t.arg({ type: MotionStateRef, required: true }),
-      at: t.arg({ type: 'DateTime', description: 'When; default now.' }),
-      motionZones: t.arg.stringList({ description: 'Zone ids z1..z5, zR; default none.' }),
-    },
-    resolve: async (_root, args, ctx) => {
-      const event = await reportMotion(ctx.services, {
-        accessoryId: String(args.accessoryId),
-        state: args.state as MotionState,
-        at: args.at ?? new Date(),
-        motionZones: args.motionZones ?? [],
-      });
-      const data = event.eventData as { motionZones: string[]; timestamp: string };
-      return {
-        eventId: event.eventId,
-        eventType: event.eventType as EventType,
-        accessoryId: String(args.accessoryId),
-        motionZones: data.motionZones,
-        timestamp: data.timestamp,
-      };
-    },
   }),
 }));

@@ -1,8 +1,6 @@
-import type { AccessoryService } from '../accessories/service.ts';
 import type { WebhookConfig } from '../config.ts';
-import { AppError, conflict, invalidArgument, notFound, permissionDenied } from '../errors.ts';
-import { recordEvents, type EventSignal } from '../events/outbox.ts';
-import { isEventType, type EventType, type StoredEvent } from '../events/types.ts';
+import { conflict, invalidArgument, notFound, permissionDenied } from '../errors.ts';
+import { isEventType, type EventType } from '../events/types.ts';
 import type { Database } from '../storage/database.ts';
 import { webhookIdOf, type AttemptOutcome, type DeliveryState } from './delivery/policy.ts';
 import { secretContext, type SecretBox } from './secrets.ts';
@@ -395,42 +393,4 @@ export class NotificationService {
       attempts: byDelivery.get(r.id) ?? [],
     }));
   }
-}
-
-export type MotionState = 'started' | 'ended';
-
-const ZONE_ID = /^z[1-5R]$/;
-
-/**
- * Ingest: the camera saw motion start or end. Records `motion_started` / `motion_ended` (and
- * queues its deliveries) without touching any activity.
- */
-export async function reportMotion(
-  deps: { db: Database; accessories: AccessoryService; signal: EventSignal },
-  args: { accessoryId: string; state: MotionState; at: Date; motionZones: string[] },
-): Promise<StoredEvent> {
-  const { accessoryId, state, at, motionZones } = args;
-  if (motionZones.length > 6 || !motionZones.every((z) => ZONE_ID.test(z))) {
-    throw invalidArgument('motionZones', 'motionZones holds zone ids z1..z5 and zR');
-  }
-  if (new Set(motionZones).size !== motionZones.length) {
-    throw invalidArgument('motionZones', 'motionZones lists a zone more than once');
-  }
-  if (Number.isNaN(at.getTime())) throw invalidArgument('at', 'at must be a timestamp');
-  const accessory = await deps.accessories.get(accessoryId);
-  if (!accessory) throw notFound('accessory');
-  const stored = await deps.db.prisma.$transaction((tx) =>
-    recordEvents(tx, [
-      {
-        accountId: accessory.accountId,
-        accessoryId,
-        eventType: state === 'started' ? 'motion_started' : 'motion_ended',
-        eventData: { accessoryId, motionZones, timestamp: at.toISOString() },
-      },
-    ]),
-  );
-  deps.signal.committed(stored);
-  const [event] = stored;
-  if (!event) throw new AppError('INTERNAL', 'the event was not recorded');
-  return event;
 }

@@ -3,7 +3,8 @@ import { notFound } from '../errors.ts';
 import { eventTypes } from '../events/types.ts';
 import { route } from '../http/rest.ts';
 import { callerOf, motionAllowed } from './caller.ts';
-import { AUTH_KEY_MAX, AUTH_KEY_MIN, registrationJson, USER_DATA_MAX_BYTES } from './service.ts';
+import { AUTH_KEY_MAX, AUTH_KEY_MIN, USER_DATA_MAX_BYTES } from './registration.ts';
+import { registrationJson } from './service.ts';
 
 // The fields are checked by checkRegistration (shared with GraphQL), so that every problem is a
 // 400 naming the field itself; the schema here catches unknown fields and describes the body.

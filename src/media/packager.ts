@@ -30,6 +30,9 @@ export interface PackageManifest {
 
 export const MAX_ATTEMPTS = 3;
 
+/** package_error of an MP4 taken by an instance that has no ffmpeg (its status is `failed`). */
+export const NO_FFMPEG = 'not packaged: the instance that took the upload has no ffmpeg';
+
 export const contentTypeOf = (file: string): string | undefined =>
   ({
     '.m3u8': 'application/vnd.apple.mpegurl',
@@ -78,13 +81,18 @@ export class Packager {
     private readonly onChange: (job: PackageJob) => void = () => {},
   ) {}
 
+  /** False without ffmpeg: uploads are then marked failed and queued jobs left to others. */
+  get available(): boolean {
+    return this.config.ffmpeg !== undefined;
+  }
+
   get stats(): { queued: number; running: number } {
     return { queued: this.#queue.length, running: this.#running.size };
   }
 
   /** Queues a job in memory; false when the queue is full (the poll picks it up later). */
   enqueue(job: PackageJob): boolean {
-    if (this.#stopping) return false;
+    if (this.#stopping || !this.available) return false;
     const key = jobKey(job);
     if (this.#known.has(key)) return true;
     if (this.#queue.length >= this.config.queueMax) {
@@ -98,6 +106,7 @@ export class Packager {
   }
 
   start(): void {
+    if (!this.available) return;
     this.#timer = setInterval(() => void this.poll(), this.config.pollMs);
     this.#timer.unref();
     void this.poll();
@@ -271,7 +280,7 @@ export class Packager {
       ['-media_seg_name', 'dash/chunk-$RepresentationID$-$Number%05d$.m4s', 'activity.mpd'],
     ].flat();
     return new Promise((resolve, reject) => {
-      const child = spawn(this.config.ffmpeg, args, {
+      const child = spawn(this.config.ffmpeg!, args, {
         cwd,
         stdio: ['ignore', 'ignore', 'pipe'],
         timeout: this.config.timeoutS * 1000,

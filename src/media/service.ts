@@ -12,8 +12,9 @@ import { AppError, conflict, invalidArgument, notFound } from '../errors.ts';
 import type { EventSignal } from '../events/outbox.ts';
 import type { Logger } from '../logger.ts';
 import type { Database } from '../storage/database.ts';
+import { INSTALL_HINT } from './ffmpeg.ts';
 import { FsMediaStore } from './fs-store.ts';
-import { Packager, uploadPrefix, type PackageManifest } from './packager.ts';
+import { NO_FFMPEG, Packager, uploadPrefix, type PackageManifest } from './packager.ts';
 import { S3MediaStore } from './s3-store.ts';
 import { MediaSigner, type MediaPresence, type MediaUrls } from './signing.ts';
 import type { MediaStore } from './store.ts';
@@ -174,6 +175,12 @@ export class MediaService {
       );
     }
     logger.info({ store: store.kind }, 'media store');
+    const { ffmpeg } = config.media.packager;
+    if (ffmpeg) {
+      logger.info({ ffmpeg }, 'packaging MP4 uploads to HLS and DASH');
+    } else {
+      logger.warn(`no ffmpeg: MP4 uploads are kept but not packaged to HLS/DASH; ${INSTALL_HINT}`);
+    }
     return new MediaService(db, store, signer, config, logger);
   }
 
@@ -283,7 +290,7 @@ export class MediaService {
       );
       committed = result.stored;
       this.#forget(accessoryId, activityId);
-      if (committed && kind === 'mp4') {
+      if (committed && result.result.body.packaging === 'queued') {
         this.packager.enqueue({ accessoryId, activityId, uploadId });
       }
       return result.result;
@@ -351,13 +358,13 @@ export class MediaService {
       }
       const { rows } = await client.query<Row>(
         `INSERT INTO media_objects (accessory_id, activity_id, kind, upload_id, content_type, size, sha256,
-                                    uploaded_at, package_status)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, now(), $8)
+                                    uploaded_at, package_status, package_error)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, now(), $8, $9)
          ON CONFLICT (accessory_id, activity_id, kind) DO UPDATE
            SET upload_id = EXCLUDED.upload_id, content_type = EXCLUDED.content_type,
                size = EXCLUDED.size, sha256 = EXCLUDED.sha256, uploaded_at = EXCLUDED.uploaded_at,
                package_status = EXCLUDED.package_status, package_files = NULL,
-               package_error = NULL, package_attempts = 0, package_started_at = NULL
+               package_error = EXCLUDED.package_error, package_attempts = 0, package_started_at = NULL
          RETURNING *`,
         [
           accessoryId,
@@ -367,7 +374,11 @@ export class MediaService {
           kindInfo[kind].contentType,
           received.size,
           received.sha256,
-          kind === 'mp4' ? 'queued' : null,
+          ...(kind !== 'mp4'
+            ? [null, null]
+            : this.packager.available
+              ? ['queued', null]
+              : ['failed', NO_FFMPEG]),
         ],
       );
       await client.query('DELETE FROM media_garbage WHERE id = $1', [intentId]);

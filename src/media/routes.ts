@@ -8,7 +8,7 @@ import { MediaService, type MediaKind, type MediaTarget } from './service.ts';
 import { ObjectMissing } from './store.ts';
 
 /**
- * The media paths (api-contract 4.4), under `/api/accessories/{accessoryId}/activities/{activityId}`:
+ * The media paths, under `/api/accessories/{accessoryId}/activities/{activityId}`:
  *
  *     GET|HEAD  /image  /mp4  /mpd  /dash/{file}  /hls/activity.m3u8  /hls/{file}
  *     PUT       /image  /mp4                      (ingest)

@@ -196,7 +196,7 @@ SELECT count(*)::int AS depth,
        coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS oldest
   FROM deliveries WHERE state = 'pending'`;
 
-/** The exact body of a notification (api-contract 5); `userData` is left out when none. */
+/** The exact body of a notification as the contract fixes it; `userData` is left out when none. */
 export function notificationBody(d: {
   account_id: string;
   event_type: string;

@@ -67,7 +67,7 @@ export interface DeliveryPage {
   hasNextPage: boolean;
 }
 
-/** The REST form of a registration (api-contract 4.5); the authKey is never part of it. */
+/** The REST form of a registration; the authKey is never part of it. */
 export const registrationJson = (r: RegistrationView) => ({
   accountId: r.accountId,
   clientId: r.clientId,
@@ -130,7 +130,7 @@ export interface CheckedRegistration {
 }
 
 /**
- * Every validation of api-contract 4.5: 400s naming the field, then the 403 for motion types
+ * Every validation of a registration in the contract's order: 400s naming the field, then the 403 for motion types
  * without `notifications_motion`.
  */
 export function checkRegistration(

@@ -35,15 +35,17 @@ describe('the production build', () => {
     for (const dir of ['node_modules', 'prisma/migrations', 'web/dist']) {
       await fs.symlink(path.join(root, dir), path.join(out, dir));
     }
-  }, 120_000);
+  }, 180_000);
   afterAll(() => fs.rm(out, { recursive: true, force: true }));
 
   it('runs with node, serving the API, the dashboard and health, and stops on SIGTERM', async () => {
     const dataDir = path.join(out, 'data');
-    const service = await startServiceProcess([path.join(out, 'dist/main.js')], dataDir, {
-      cwd: out,
-    });
-    const url = `http://127.0.0.1:${service.port}`;
+    const service = await startServiceProcess(
+      [path.join(out, 'dist/main.js')],
+      { DATA_DIR: dataDir },
+      { cwd: out },
+    );
+    const { url } = service;
     try {
       expect((await fetch(`${url}/healthz`)).status).toBe(200);
       expect((await fetch(`${url}/readyz`)).status).toBe(200);
@@ -67,5 +69,5 @@ describe('the production build', () => {
     expect(service.lines.map((l) => l.msg)).toEqual(
       expect.arrayContaining(['applied migration', 'listening', 'stopped']),
     );
-  }, 60_000);
+  }, 90_000);
 });

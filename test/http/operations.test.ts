@@ -69,8 +69,10 @@ describe.each(backends)('operations on %s', (backend) => {
 describe('the service process', () => {
   it('starts with npm start defaults on the embedded database and drains on SIGTERM', async () => {
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'clipgate-main-'));
-    const service = await startServiceProcess(['--import', 'tsx', 'src/main.ts'], dataDir);
-    expect((await fetch(`http://127.0.0.1:${service.port}/healthz`)).status).toBe(200);
+    const service = await startServiceProcess(['--import', 'tsx', 'src/main.ts'], {
+      DATA_DIR: dataDir,
+    });
+    expect((await fetch(`${service.url}/healthz`)).status).toBe(200);
     expect(await service.stop()).toBe(0);
     const { lines } = service;
     expect(lines.map((l) => l.msg)).toEqual(

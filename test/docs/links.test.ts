@@ -91,7 +91,7 @@ describe('links in the README and docs/', () => {
 
   it('finds links out of the repository and links to nothing', () => {
     const text = [
-      'The contract is `../shared/spec/contract.md`; see [the guide](../guide.md),',
+      'The contract is `../elsewhere/contract.md`; see [the guide](../guide.md),',
       '[decisions](docs/decisions.md), [gone](docs/missing.md), [a heading](#nowhere),',
       '[abs](/etc/passwd), [file](file:///etc/passwd), [web](https://example.com/x.md).',
       '[ref]: ../../outside.md',
@@ -108,7 +108,7 @@ describe('links in the README and docs/', () => {
       '/etc/passwd: outside the repository',
       'file:///etc/passwd: not a web link nor a repository path',
       '../../outside.md: outside the repository',
-      '../shared/spec/contract.md: outside the repository',
+      '../elsewhere/contract.md: outside the repository',
       '../guide.md: outside the repository',
       '../../outside.md: outside the repository',
     ]);

@@ -6,6 +6,7 @@ export default tseslint.config(
     ignores: [
       'node_modules/',
       'data/',
+      'dist/',
       'src/generated/',
       'test/generated/',
       'web/dist/',

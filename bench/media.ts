@@ -13,6 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs, promisify } from 'node:util';
 import { Pool } from 'undici';
 import { signDevToken } from '../src/accounts/auth.ts';
+import { requireTool } from '../src/media/ffmpeg.ts';
 import { load, startServer, type LoadResult } from './lib/load.ts';
 
 const { values } = parseArgs({
@@ -26,6 +27,7 @@ const seconds = Number(values.seconds);
 const concurrency = Number(values.concurrency);
 const targetBytes = Number(values.mb) * 1024 * 1024;
 const run = promisify(execFile);
+const ffmpeg = requireTool('ffmpeg');
 
 const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'clipgate-bench-media-'));
 const clip = path.join(dir, 'clip.mp4');
@@ -33,7 +35,7 @@ const clip = path.join(dir, 'clip.mp4');
   // A real H.264 clip of the wanted size: 2 s of lossless 720p, looped without re-encoding.
   const seed = path.join(dir, 'seed.mp4');
   const quiet = ['-nostdin', '-v', 'error', '-y'];
-  await run('ffmpeg', [
+  await run(ffmpeg, [
     ...quiet,
     ...['-f', 'lavfi', '-i', 'testsrc2=size=1280x720:rate=25', '-t', '2'],
     ...['-c:v', 'libx264', '-preset', 'ultrafast', '-qp', '0', '-pix_fmt', 'yuv420p', '-g', '25'],
@@ -41,7 +43,7 @@ const clip = path.join(dir, 'clip.mp4');
   ]);
   const { size } = await fs.stat(seed);
   const loops = Math.ceil(targetBytes / size) + 1;
-  await run('ffmpeg', [
+  await run(ffmpeg, [
     ...quiet,
     ...['-stream_loop', String(loops), '-i', seed, '-c', 'copy', '-fs', String(targetBytes)],
     ...['-movflags', '+faststart', clip],

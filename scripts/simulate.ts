@@ -19,6 +19,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import { loadDevSecret, signDevToken } from '../src/accounts/auth.ts';
 import { loadConfig } from '../src/config.ts';
+import { requireTool } from '../src/media/ffmpeg.ts';
 import { rectangle } from '../src/zones/geometry.ts';
 
 export interface SimulatorOptions {
@@ -132,17 +133,18 @@ async function makeClips(log: (m: string) => void): Promise<Clip[]> {
     'life=size=320x240:rate=15:mold=10:ratio=0.1:life_color=#00ff00:death_color=#c83232',
   ];
   try {
+    const ffmpeg = requireTool('ffmpeg');
     return await Promise.all(
       sources.map(async (source, i) => {
         const mp4 = path.join(dir, `clip-${i}.mp4`);
         const jpg = path.join(dir, `clip-${i}.jpg`);
         const lavfi = ['-nostdin', '-v', 'error', '-f', 'lavfi', '-i', source];
-        await run('ffmpeg', [
+        await run(ffmpeg, [
           ...lavfi,
           ...['-t', '6', '-c:v', 'libx264', '-g', '15', '-pix_fmt', 'yuv420p'],
           ...['-movflags', '+faststart', mp4],
         ]);
-        await run('ffmpeg', [...lavfi, '-frames:v', '1', jpg]);
+        await run(ffmpeg, [...lavfi, '-frames:v', '1', jpg]);
         return { mp4: await fs.readFile(mp4), jpg: await fs.readFile(jpg) };
       }),
     );

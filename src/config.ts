@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { locate } from './media/ffmpeg.ts';
 
 /** Everything the service reads from its environment, parsed once at start. */
 export interface Config {
@@ -60,7 +61,8 @@ export interface MediaConfig {
     timeoutS: number;
     pollMs: number;
     segmentS: number;
-    ffmpeg: string;
+    /** `FFMPEG_PATH`, the system's, or the npm-shipped build; undefined: no packaging here. */
+    ffmpeg: string | undefined;
   };
 }
 
@@ -185,7 +187,8 @@ function mediaConfig(env: Env): MediaConfig {
       timeoutS: int(env, 'MEDIA_PACKAGER_TIMEOUT_S', 600),
       pollMs: int(env, 'MEDIA_PACKAGER_POLL_MS', 10_000),
       segmentS: int(env, 'MEDIA_SEGMENT_S', 4),
-      ffmpeg: env.FFMPEG_PATH || 'ffmpeg',
+      // The PATH searched is this process's (the one spawn searches) unless env has its own.
+      ffmpeg: locate('ffmpeg', { PATH: process.env.PATH, ...env }),
     },
   };
   if (media.urlTtlS < 1) throw new Error('MEDIA_URL_TTL_S must be at least 1');

@@ -1,4 +1,4 @@
-/** The error codes of the public contract (api-contract.md section 1), with their HTTP status. */
+/** The error codes of the public contract, with their HTTP status. */
 export const errorStatus = {
   INVALID_ARGUMENT: 400,
   UNAUTHENTICATED: 401,

@@ -1,7 +1,7 @@
 import { route } from '../http/rest.ts';
 import type { AccessoryView } from './service.ts';
 
-/** The REST form of an accessory (api-contract 4.3). */
+/** The REST form of an accessory. */
 export const accessoryJson = (a: AccessoryView) => ({
   accessoryId: a.accessoryId,
   deviceId: a.deviceId,

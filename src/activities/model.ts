@@ -10,7 +10,7 @@ export const extraFieldNames = ['motionZones', 'objectLocations', 'media'] as co
 export type ExtraField = (typeof extraFieldNames)[number];
 
 /**
- * The JSON form of an activity (api-contract 4.1), with the extra fields asked for. `media` is
+ * The JSON form of an activity, with the extra fields asked for. `media` is
  * the activity's signed media URLs (MediaLookup.urlsFor), null when it has no media.
  */
 export function activityJson(

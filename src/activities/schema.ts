@@ -60,7 +60,7 @@ function cursor(field: string, value: string | null | undefined): string | undef
 }
 
 /**
- * The connection arguments as the list request of REST 4.1, exactly as api-contract 6 maps
+ * The connection arguments as the REST list request, exactly as the contract maps
  * them: first = newest-first scan; after = `<`; last + before = oldest-first scan with `>`;
  * since = `>=`.
  */
@@ -106,11 +106,14 @@ builder.objectFields(AccessoryRef, (t) => ({
     {
       type: ActivityRef,
       description:
-        'The activities, newest to oldest in every case; cursors are activityIds. The arguments map onto the REST list request (api-contract 6).',
+        'The activities, newest to oldest in every case; cursors are activityIds. The arguments map onto the REST list request.',
       authScopes: { activities_basic: true },
       args: {
         since: t.arg.string({ description: 'Polling: this activity and newer (operator >=).' }),
-        filter: t.arg.string({ description: 'The filter language of api-contract 4.2.' }),
+        filter: t.arg.string({
+          description:
+            'An expression of the filter language, e.g. `relevanceLevel >= 2 AND size(motionZones) > 0`.',
+        }),
         where: t.arg({
           type: ActivityWhere,
           description: 'The typed form of a filter; with `filter` too, both must hold.',

@@ -10,7 +10,7 @@ import { activityIdFromDate, isActivityId, nextActivityId, retentionFloor } from
 import { activityJson, allExtraFields, type ActivityRecord } from './model.ts';
 import { queryOne, queryPage, type Operator, type Page } from './store.ts';
 
-/** A list request of api-contract 4.1 as both APIs hand it over, already type-checked. */
+/** A list request as both APIs hand it over, already type-checked. */
 export interface ListRequest {
   scanDirectionNewer: boolean;
   startActivityId?: string;
@@ -56,7 +56,7 @@ export class ActivityService {
           : undefined,
       limit: req.limit,
       filter: req.filter,
-      // A motionZones condition follows the accessory's zones (api-contract 4.2, zones and time).
+      // A motionZones condition follows the accessory's zones (the zones-and-time rule).
       zoneMembership:
         req.filter && testsZones(req.filter)
           ? zoneMembershipSql(await loadZoneIndex(this.db.pool, accessoryId))

@@ -10,7 +10,7 @@ import type { ActivityRecord } from './model.ts';
 export type Operator = '<' | '<=' | '>' | '>=';
 export const operators: readonly Operator[] = ['<', '<=', '>', '>='];
 
-/** A page request of api-contract 4.1, validated. */
+/** A page request of the list operation, validated. */
 export interface PageQuery {
   accessoryId: string;
   /** Activities with older ids are outside the retention window and never returned. */

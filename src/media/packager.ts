@@ -21,6 +21,9 @@ type PackageJob = UploadRef;
 
 const MAX_ATTEMPTS = 3;
 
+/** package_error of an MP4 taken by an instance that has no ffmpeg (its status is `failed`). */
+export const NO_FFMPEG = 'not packaged: the instance that took the upload has no ffmpeg';
+
 const jobKey = (job: PackageJob) => `${job.accessoryId}/${job.activityId}/${job.uploadId}`;
 
 /** ffmpeg failed on the input itself: retrying gives the same answer. */
@@ -59,13 +62,18 @@ export class Packager {
     private readonly onChange: (job: PackageJob) => void,
   ) {}
 
+  /** False without ffmpeg: uploads are then marked failed and queued jobs left to others. */
+  get available(): boolean {
+    return this.config.ffmpeg !== undefined;
+  }
+
   get stats(): { queued: number; running: number } {
     return { queued: this.#queue.length, running: this.#running.size };
   }
 
   /** Queues a job in memory; false when the queue is full (the poll picks it up later). */
   enqueue(job: PackageJob): boolean {
-    if (this.#stopping) return false;
+    if (this.#stopping || !this.available) return false;
     const key = jobKey(job);
     if (this.#known.has(key)) return true;
     if (this.#queue.length >= this.config.queueMax) {
@@ -103,7 +111,7 @@ export class Packager {
    * ones from the database into free places of the memory queue. Resolves with how many it took.
    */
   async poll(): Promise<number> {
-    if (this.#stopping) return 0;
+    if (this.#stopping || !this.available) return 0;
     const staleS = 2 * this.config.timeoutS + 60;
     await this.db.pool.query(
       `UPDATE media_objects
@@ -255,7 +263,7 @@ export class Packager {
       ['-media_seg_name', 'dash/chunk-$RepresentationID$-$Number%05d$.m4s', 'activity.mpd'],
     ].flat();
     return new Promise((resolve, reject) => {
-      const child = spawn(this.config.ffmpeg, args, {
+      const child = spawn(this.config.ffmpeg!, args, {
         cwd,
         stdio: ['ignore', 'ignore', 'pipe'],
         timeout: this.config.timeoutS * 1000,

@@ -12,7 +12,7 @@ import { notModified, parseRange, rangeStillValid } from './range.ts';
 import { ObjectMissing, type MediaStore } from './store.ts';
 
 /**
- * The media paths (api-contract 4.4), under `/api/accessories/{accessoryId}/activities/{activityId}`:
+ * The media paths, under `/api/accessories/{accessoryId}/activities/{activityId}`:
  *
  *     GET|HEAD  /image  /mp4  /mpd  /dash/{file}  /hls/activity.m3u8  /hls/{file}
  *     PUT       /image  /mp4                      (ingest)

@@ -1,10 +1,10 @@
 import { builder } from '../graphql/builder.ts';
 import type { MediaUrls } from './signing.ts';
 
-/** `Activity.media` (api-contract 6): signed URLs, usable in `<img>` and `<video>` tags. */
+/** `Activity.media`: signed URLs, usable in `<img>` and `<video>` tags. */
 export const ActivityMediaRef = builder.objectRef<MediaUrls>('ActivityMedia').implement({
   description:
-    'Signed media URLs of an activity (api-contract 4.4): they work without a bearer token until they expire (MEDIA_URL_TTL_S). Root-relative unless PUBLIC_BASE_URL is set.',
+    'Signed media URLs of an activity: they work without a bearer token until they expire (MEDIA_URL_TTL_S). Root-relative unless PUBLIC_BASE_URL is set.',
   fields: (t) => ({
     image: t.exposeString('image', { nullable: true, description: 'The JPG; null without one.' }),
     mp4: t.exposeString('mp4', {

@@ -5,6 +5,7 @@ import type { EventSignal } from '../events/outbox.ts';
 import type { Logger } from '../logger.ts';
 import type { Database } from '../storage/database.ts';
 import { MediaCleanup } from './cleanup.ts';
+import { INSTALL_HINT } from './ffmpeg.ts';
 import { FsMediaStore } from './fs-store.ts';
 import { MediaLookup } from './lookup.ts';
 import { Packager } from './packager.ts';
@@ -50,6 +51,7 @@ export class MediaService {
       this.cleanup,
       config.media,
       this.#tmpDir,
+      this.packager.available,
       (upload) => this.packager.enqueue(upload),
     );
   }
@@ -71,6 +73,12 @@ export class MediaService {
       );
     }
     logger.info({ store: store.kind }, 'media store');
+    const { ffmpeg } = config.media.packager;
+    if (ffmpeg) {
+      logger.info({ ffmpeg }, 'packaging MP4 uploads to HLS and DASH');
+    } else {
+      logger.warn(`no ffmpeg: MP4 uploads are kept but not packaged to HLS/DASH; ${INSTALL_HINT}`);
+    }
     return new MediaService(db, store, signer, config, logger);
   }
 

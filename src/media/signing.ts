@@ -23,7 +23,7 @@ const TOKEN = /^(\d{1,12})\.([A-Za-z0-9_-]{43})$/;
 const SECRET_FILE = 'media-url-secret';
 
 /**
- * Signed media URLs (api-contract 4.4): a capability for reading one activity's media without a
+ * Signed media URLs: a capability for reading one activity's media without a
  * bearer token, until it expires.
  *
  * The signature is a path segment, not a query parameter, so that the relative URLs inside the

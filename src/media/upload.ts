@@ -9,6 +9,7 @@ import { AppError, conflict, invalidArgument, notFound } from '../errors.ts';
 import type { Database } from '../storage/database.ts';
 import type { MediaCleanup } from './cleanup.ts';
 import type { MediaLookup } from './lookup.ts';
+import { NO_FFMPEG } from './packager.ts';
 import {
   isActivityRef,
   kindInfo,
@@ -90,7 +91,9 @@ export class MediaUploads {
     private readonly cleanup: MediaCleanup,
     private readonly limits: Pick<MediaConfig, 'maxMp4Bytes' | 'maxImageBytes'>,
     private readonly tmpDir: string,
-    /** Called with each committed MP4 upload, to be packaged. */
+    /** False when this instance has no ffmpeg: MP4 uploads are kept but marked not packaged. */
+    private readonly packaging: boolean,
+    /** Called with each committed MP4 upload queued for packaging. */
     private readonly onMp4: (upload: UploadRef) => void,
   ) {}
 
@@ -139,7 +142,7 @@ export class MediaUploads {
       const result = await this.#commit(kind, ref, received, intentId);
       committed = result.stored;
       this.lookup.forget(accessoryId, activityId);
-      if (committed && kind === 'mp4') this.onMp4(ref);
+      if (committed && result.result.body.packaging === 'queued') this.onMp4(ref);
       return result.result;
     } finally {
       // Not committed (the upload failed, or the same bytes were there): the collector has it now.
@@ -180,13 +183,13 @@ export class MediaUploads {
       }
       const { rows } = await client.query<MediaRow>(
         `INSERT INTO media_objects (accessory_id, activity_id, kind, upload_id, content_type, size, sha256,
-                                    uploaded_at, package_status)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, now(), $8)
+                                    uploaded_at, package_status, package_error)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, now(), $8, $9)
          ON CONFLICT (accessory_id, activity_id, kind) DO UPDATE
            SET upload_id = EXCLUDED.upload_id, content_type = EXCLUDED.content_type,
                size = EXCLUDED.size, sha256 = EXCLUDED.sha256, uploaded_at = EXCLUDED.uploaded_at,
                package_status = EXCLUDED.package_status, package_files = NULL,
-               package_error = NULL, package_attempts = 0, package_started_at = NULL
+               package_error = EXCLUDED.package_error, package_attempts = 0, package_started_at = NULL
          RETURNING *`,
         [
           accessoryId,
@@ -196,7 +199,11 @@ export class MediaUploads {
           kindInfo[kind].contentType,
           received.size,
           received.sha256,
-          kind === 'mp4' ? 'queued' : null,
+          ...(kind !== 'mp4'
+            ? [null, null]
+            : this.packaging
+              ? ['queued', null]
+              : ['failed', NO_FFMPEG]),
         ],
       );
       await this.cleanup.keep(client, intentId);

@@ -4,7 +4,7 @@ import { isEventType, type EventType } from '../events/types.ts';
 import { validateReceiverUrl } from './ssrf.ts';
 
 /**
- * The checks of a registration before it is stored (api-contract 4.5), each a 400 naming its
+ * The checks of a registration before it is stored in the contract's order, each a 400 naming its
  * field. The 403 for motion types without `notifications_motion` follows them, in the service.
  */
 
@@ -31,7 +31,7 @@ export interface CheckedRegistration {
   userData: Record<string, unknown> | null;
 }
 
-/** The validations of api-contract 4.5 that answer 400, each naming its field, in order. */
+/** The validations of a registration that answer 400, each naming its field, in order. */
 export function checkRegistration(
   input: RegistrationInput,
   webhook: Pick<WebhookConfig, 'allowHttp' | 'allowPrivateNetworks'>,

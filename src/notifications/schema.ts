@@ -10,7 +10,7 @@ import {
   type RegistrationView,
 } from './service.ts';
 
-/** The contract's event types, by their wire names (api-contract 6). */
+/** The contract's event types, by their wire names. */
 export const EventTypeRef = builder.enumType('EventType', {
   description:
     'The event types of notifications and subscriptions, by their wire names. zones_saved is streamed to subscribers only: registrations refuse it.',

@@ -61,7 +61,7 @@ export interface DeliveryPage {
   hasNextPage: boolean;
 }
 
-/** The REST form of a registration (api-contract 4.5); the authKey is never part of it. */
+/** The REST form of a registration; the authKey is never part of it. */
 export const registrationJson = (r: RegistrationView) => ({
   accountId: r.accountId,
   clientId: r.clientId,

@@ -56,7 +56,7 @@ export function testsZones(node: FilterNode): boolean {
 }
 
 /**
- * Zone membership by api-contract 4.2 "zones and time" (spec 4.1 rule 5), for compileFilter's
+ * Zone membership by the contract's "zones and time" rule, for compileFilter's
  * `zoneMembership` hook. For zone id Z:
  * - before the first save (no index), and for the system zone zR: exact, Z in motionZones;
  * - an activity that started after lastModified: exact, Z in motionZones;

@@ -20,7 +20,7 @@ export interface AccessoryZonesView {
   lastModified: Date | null;
 }
 
-/** The REST body of api-contract 4.3 (and the `zones_saved` event data, with accessoryId). */
+/** The REST body of the zones operations (and the `zones_saved` event data, with accessoryId). */
 export const zonesJson = (view: AccessoryZonesView) => ({
   zones: view.zones,
   lastModified: view.lastModified?.toISOString() ?? null,

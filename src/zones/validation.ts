@@ -7,7 +7,7 @@ import {
   type Vertex,
 } from './geometry.ts';
 
-/** A zone as clients send and receive it (api-contract 4.3). */
+/** A zone as clients send and receive it. */
 export interface ZoneInput {
   id: string;
   name: string;

@@ -51,10 +51,14 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** Starts the whole service on a loopback port, on its own fresh database. */
+/**
+ * Starts the whole service on a loopback port, on its own fresh database. `adjust` changes the
+ * loaded configuration where no variable can (e.g. an instance without ffmpeg).
+ */
 export async function startApp(
   backend: Backend,
   env: Record<string, string> = {},
+  adjust: (config: Config) => void = () => {},
 ): Promise<TestApp> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'clipgate-test-'));
   // `env.DATABASE_URL` shares an existing database (e.g. a second instance on another app's
@@ -70,6 +74,7 @@ export async function startApp(
     ...(pgdb && { DATABASE_URL: pgdb.url }),
     ...env,
   });
+  adjust(config);
   const app = await buildApp(config, {
     logger: createLogger(config.logLevel),
     embeddedDir: 'memory://',

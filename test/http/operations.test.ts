@@ -1,11 +1,11 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends, startApp, TEST_SECRET, type TestApp } from '../helpers/app.ts';
+import { backends, startApp, type TestApp } from '../helpers/app.ts';
 import { rest } from '../helpers/client.ts';
 import { seedAccessory } from '../helpers/fixtures.ts';
+import { startServiceProcess } from '../helpers/process.ts';
 
 describe.each(backends)('operations on %s', (backend) => {
   let t: TestApp;
@@ -69,36 +69,12 @@ describe.each(backends)('operations on %s', (backend) => {
 describe('the service process', () => {
   it('starts with npm start defaults on the embedded database and drains on SIGTERM', async () => {
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'clipgate-main-'));
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      env: {
-        ...process.env,
-        PORT: '0',
-        DATA_DIR: dataDir,
-        AUTH_DEV_SECRET: TEST_SECRET,
-        DATABASE_URL: '',
-        LOG_LEVEL: 'info',
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
+    const service = await startServiceProcess(['--import', 'tsx', 'src/main.ts'], {
+      DATA_DIR: dataDir,
     });
-    const lines: Record<string, unknown>[] = [];
-    const listening = new Promise<{ port: number }>((resolve, reject) => {
-      let buffer = '';
-      child.stdout.on('data', (chunk: Buffer) => {
-        buffer += chunk.toString();
-        for (let i = buffer.indexOf('\n'); i >= 0; i = buffer.indexOf('\n')) {
-          const line = JSON.parse(buffer.slice(0, i)) as Record<string, unknown>;
-          buffer = buffer.slice(i + 1);
-          lines.push(line);
-          if (line.msg === 'listening') resolve(line as { port: number });
-        }
-      });
-      child.once('exit', (code) => reject(new Error(`exited early with ${code}`)));
-    });
-    const { port } = await listening;
-    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    expect(await exited).toBe(0);
+    expect((await fetch(`${service.url}/healthz`)).status).toBe(200);
+    expect(await service.stop()).toBe(0);
+    const { lines } = service;
     expect(lines.map((l) => l.msg)).toEqual(
       expect.arrayContaining(['applied migration', 'listening', 'draining', 'stopped']),
     );

@@ -6,6 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import S3rver from 's3rver';
+import { expect } from 'vitest';
+import { requireTool } from '../../src/media/ffmpeg.ts';
 import type { TestApp } from '../helpers/app.ts';
 
 export const run = promisify(execFile);
@@ -47,16 +49,17 @@ export interface Clip {
 
 /** A 3-second 320x240 H.264 clip (a keyframe a second) and a JPG, made with ffmpeg. */
 export async function makeClip(): Promise<Clip> {
+  const ffmpeg = requireTool('ffmpeg');
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'clipgate-clip-'));
   const mp4 = path.join(dir, 'clip.mp4');
   const jpg = path.join(dir, 'image.jpg');
   const lavfi = ['-nostdin', '-v', 'error', '-f', 'lavfi'];
-  await run('ffmpeg', [
+  await run(ffmpeg, [
     ...lavfi,
     ...['-i', 'testsrc=duration=3:size=320x240:rate=25', '-c:v', 'libx264', '-g', '25'],
     ...['-pix_fmt', 'yuv420p', '-movflags', '+faststart', mp4],
   ]);
-  await run('ffmpeg', [...lavfi, '-i', 'testsrc=size=160x120', '-frames:v', '1', jpg]);
+  await run(ffmpeg, [...lavfi, '-i', 'testsrc=size=160x120', '-frames:v', '1', jpg]);
   const [mp4Bytes, jpgBytes] = await Promise.all([fs.readFile(mp4), fs.readFile(jpg)]);
   return {
     dir,
@@ -133,10 +136,19 @@ export async function ffprobe(url: string): Promise<{
   streams: { codec_name: string; width?: number; height?: number }[];
   format: { format_name: string; duration?: string };
 }> {
-  const { stdout } = await run('ffprobe', [
+  const { stdout } = await run(requireTool('ffprobe'), [
     ...['-v', 'error', '-print_format', 'json', '-show_streams', '-show_format', url],
   ]);
   return JSON.parse(stdout);
+}
+
+/** ffprobe reads the clip made by {@link makeClip} from both manifests, over HTTP. */
+export async function expectPlayable(t: TestApp, media: { hls: string; mpd: string }) {
+  for (const url of [media.hls, media.mpd]) {
+    const probe = await ffprobe(`${t.url}${url}`);
+    expect(probe.streams[0]).toMatchObject({ codec_name: 'h264', width: 320, height: 240 });
+    expect(Number(probe.format.duration)).toBeCloseTo(3, 0);
+  }
 }
 
 export async function waitFor<T>(

@@ -6,8 +6,8 @@ import { backends, startApp, type TestApp } from '../helpers/app.ts';
 import { gql, rest } from '../helpers/client.ts';
 import { CreateActivity, FinishActivity, ok, seedAccessory } from '../helpers/fixtures.ts';
 import {
+  expectPlayable,
   fetchBytes,
-  ffprobe,
   makeClip,
   mediaPath,
   rawRequest,
@@ -250,11 +250,7 @@ describe.each(cases)('media on $backend with the $store store', ({ backend, stor
     expect(mpd.headers.get('content-type')).toBe('application/dash+xml');
     expect(mpd.bytes.toString()).toContain('initialization="dash/init-');
 
-    for (const url of [media.hls, media.mpd]) {
-      const probe = await ffprobe(`${t.url}${url}`);
-      expect(probe.streams[0]).toMatchObject({ codec_name: 'h264', width: 320, height: 240 });
-      expect(Number(probe.format.duration)).toBeCloseTo(3, 0);
-    }
+    await expectPlayable(t, media);
     // A segment, by the relative URL the playlist names.
     const segment = playlist.split('\n').find((l) => l.endsWith('.m4s'))!;
     const seg = await fetchBytes(`${t.url}${media.hls.replace(/activity\.m3u8$/, segment)}`, {

@@ -1,6 +1,8 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requireTool } from '../../src/media/ffmpeg.ts';
+import { NO_FFMPEG } from '../../src/media/packager.ts';
 import { startApp, type TestApp } from '../helpers/app.ts';
 import { rest } from '../helpers/client.ts';
 import { CreateActivity, ok, seedAccessory } from '../helpers/fixtures.ts';
@@ -19,7 +21,8 @@ describe('the packaging queue', () => {
     clip = await makeClip();
     // ffmpeg, slowed down, so that jobs overlap and a manifest can be asked for too early.
     const ffmpeg = path.join(clip.dir, 'slow-ffmpeg');
-    await fs.writeFile(ffmpeg, '#!/bin/sh\nsleep 0.4\nexec ffmpeg "$@"\n', { mode: 0o755 });
+    const real = JSON.stringify(requireTool('ffmpeg'));
+    await fs.writeFile(ffmpeg, `#!/bin/sh\nsleep 0.4\nexec ${real} "$@"\n`, { mode: 0o755 });
     t = await startApp('pglite', {
       FFMPEG_PATH: ffmpeg,
       MEDIA_PACKAGER_CONCURRENCY: '1',
@@ -113,5 +116,48 @@ describe('the packaging queue', () => {
     // Nothing of the failed run is left in the store besides the upload.
     const keys = await t.app.services.media.store.list(`${accessoryId}/${id}/`);
     expect(keys.map((k) => k.split('/').slice(3).join('/'))).toEqual(['clip.mp4']);
+  });
+});
+
+describe('an instance without ffmpeg', () => {
+  let clip: Clip;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    clip = await makeClip();
+    t = await startApp('pglite', {}, (config) => (config.media.packager.ffmpeg = undefined));
+  });
+  afterAll(async () => {
+    await t?.close();
+    await fs.rm(clip.dir, { recursive: true, force: true });
+  });
+
+  it('keeps and serves MP4 uploads, marking them failed to package at once', async () => {
+    const { ingest, accessoryId } = await seedAccessory(t, 'plain-user', 'cam-plain');
+    const reader = await t.token(['activities_basic'], 'plain-user');
+    const { createActivity } = await ok(t, ingest, CreateActivity, { accessoryId, input: {} });
+    const id = createActivity.activityId;
+    const res = await upload(t, ingest, accessoryId, id, 'mp4', clip.mp4);
+    expect(res.status).toBe(201);
+    expect(res.body.packaging).toBe('failed');
+    const { rows } = await t.app.services.db.pool.query(
+      `SELECT package_status, package_error, package_attempts FROM media_objects WHERE activity_id = $1`,
+      [id],
+    );
+    expect(rows).toEqual([
+      { package_status: 'failed', package_error: NO_FFMPEG, package_attempts: 0 },
+    ]);
+    const urls = (await rest(t.url, reader, 'GET', mediaPath(accessoryId, id))).body.media;
+    expect(urls.hls).toBeNull();
+    expect(urls.mpd).toBeNull();
+    const mp4 = await fetchBytes(`${t.url}${urls.mp4}`);
+    expect(mp4.status).toBe(200);
+    expect(mp4.bytes.equals(clip.mp4)).toBe(true);
+    const auth = { authorization: `Bearer ${reader}` };
+    for (const file of ['mpd', 'hls/activity.m3u8']) {
+      const manifest = await fetchBytes(`${t.url}${mediaPath(accessoryId, id)}/${file}`, auth);
+      expect(manifest.status).toBe(404);
+    }
+    expect(t.app.services.media.packager.stats).toEqual({ queued: 0, running: 0 });
   });
 });

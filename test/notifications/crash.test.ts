@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,6 +13,7 @@ import {
   type TestApp,
 } from '../helpers/app.ts';
 import { gql } from '../helpers/client.ts';
+import { startServiceProcess } from '../helpers/process.ts';
 import { AssociateAccessory, CreateActivity, ok, UpsertAccount } from '../helpers/fixtures.ts';
 import {
   NotificationDeliveries,
@@ -30,41 +31,14 @@ afterAll(() => {
   for (const child of children) child.kill('SIGKILL');
 });
 
-/** `node --import tsx src/main.ts` with `env`; resolves with its port once it listens. */
-async function startService(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
+/** `node --import tsx src/main.ts` with `env`, once it listens. */
+async function startService(env: Record<string, string> & { DATA_DIR: string }) {
+  const service = await startServiceProcess(['--import', 'tsx', 'src/main.ts'], env, {
+    listenTimeoutMs: 30_000,
   });
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error('the service did not listen within 30 s'));
-    }, 30_000);
-    child.once('exit', () => clearTimeout(timer));
-    let buffer = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      buffer += chunk.toString();
-      for (let i = buffer.indexOf('\n'); i >= 0; i = buffer.indexOf('\n')) {
-        const line = buffer.slice(0, i);
-        buffer = buffer.slice(i + 1);
-        try {
-          const entry = JSON.parse(line) as { msg?: string; port?: number };
-          if (entry.msg === 'listening') {
-            clearTimeout(timer);
-            resolve(entry.port!);
-          }
-        } catch {
-          // not a log line
-        }
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`the service exited early with ${code}`)));
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-  return { child, url: `http://127.0.0.1:${port}`, exited };
+  children.add(service.child);
+  void service.exited.then(() => children.delete(service.child));
+  return service;
 }
 
 const kill = (child: ChildProcess, signal: NodeJS.Signals) => child.kill(signal);

@@ -51,7 +51,7 @@ export function outcomeOf(status: number | null): AttemptOutcome {
   return status === 410 ? 'gone' : 'failed';
 }
 
-/** The exact body of a notification (api-contract 5); `userData` is left out when none. */
+/** The exact body of a notification as the contract fixes it; `userData` is left out when none. */
 function notificationBody(
   d: Pick<DeliveryContent, 'account_id' | 'event_type' | 'event_data' | 'user_data'>,
 ): Buffer {

@@ -65,7 +65,7 @@ export type VertexInput = {
   y: number;
 };
 
-/** Zone membership (z1..z5, zR), answered by the zones-and-time rule of api-contract 4.2; both given: both must hold. */
+/** Zone membership (z1..z5, zR), answered by the zones-and-time rule (docs/decisions.md, Zones); both given: both must hold. */
 export type ZoneIdsCondition = {
   /** In every one of these zones (none: true). */
   containsAll?: Array<string> | null | undefined;

@@ -5,6 +5,7 @@ import { GraphQLError } from 'graphql';
 import type { ScopeName } from '../accounts/auth.ts';
 import type { RequestContext } from '../context.ts';
 import { permissionDenied } from '../errors.ts';
+import { decodeGlobalId, encodeGlobalId } from './global-ids.ts';
 
 /** The first scope named in a scope-auth failure: the one a 403 asks for. */
 function missingScope(failure: AuthFailure): ScopeName | undefined {
@@ -49,10 +50,27 @@ export const builder = new SchemaBuilder<{
   relay: {
     cursorType: 'String',
     clientMutationId: 'omit',
-    nodeQueryOptions: false,
-    nodesQueryOptions: false,
     edgesFieldOptions: { nullable: false },
     nodeFieldOptions: { nullable: false },
+    // Accessories, activities and notification deliveries are nodes (global-ids.ts).
+    nodeTypeOptions: {
+      description:
+        'An object that can be fetched again by its global `id` with `node(id)` or `nodes(ids)`.',
+    },
+    idFieldOptions: {
+      description:
+        'The global id: opaque, unique across types; `node(id)` fetches the object again.',
+    },
+    nodeQueryOptions: {
+      description:
+        "The node of a global id; null for an unknown one or another account's (or another client's delivery).",
+    },
+    nodesQueryOptions: {
+      description:
+        'The nodes of several global ids, in their order; null for each one `node` would not give.',
+    },
+    encodeGlobalID: encodeGlobalId,
+    decodeGlobalID: decodeGlobalId,
   },
 });
 

@@ -17,6 +17,9 @@ export const AUTH_KEY_MAX = 256;
 export const USER_DATA_MAX_BYTES = 4096;
 export const MAX_DELIVERIES_PAGE = 100;
 
+/** Delivery ids are the decimal form of a positive bigint. */
+export const isDeliveryId = (value: string): boolean => /^\d{1,18}$/.test(value);
+
 export interface RegistrationView {
   accountId: string;
   clientId: string;
@@ -281,7 +284,7 @@ export class NotificationService {
     if (!Number.isInteger(first) || first < 1 || first > MAX_DELIVERIES_PAGE) {
       throw invalidArgument('first', `first must be 1..${MAX_DELIVERIES_PAGE}`);
     }
-    if (after !== undefined && !/^\d{1,18}$/.test(after)) {
+    if (after !== undefined && !isDeliveryId(after)) {
       throw invalidArgument('after', 'after must be a cursor of this connection');
     }
     const { rows } = await this.db.pool.query<DeliveryRow>(
@@ -295,13 +298,33 @@ export class NotificationService {
   }
 
   /**
+   * The caller's deliveries of these ids, in their order, each with its attempts; null for one
+   * that does not exist or belongs to another account or client.
+   */
+  async deliveriesById(
+    ctx: RequestContext,
+    deliveryIds: readonly string[],
+  ): Promise<(DeliveryView | null)[]> {
+    const account = await ctx.account();
+    const wanted = deliveryIds.filter(isDeliveryId);
+    if (!account || wanted.length === 0) return deliveryIds.map(() => null);
+    const { rows } = await this.db.pool.query<DeliveryRow>(
+      `SELECT ${DELIVERY_COLUMNS} FROM deliveries
+        WHERE id = ANY ($3::bigint[]) AND account_id = $1 AND client_id = $2`,
+      [account.accountId, ctx.principal.clientId, wanted],
+    );
+    const found = new Map((await this.#withAttempts(rows)).map((d) => [d.deliveryId, d]));
+    return deliveryIds.map((id) => found.get(id) ?? null);
+  }
+
+  /**
    * Queues a finished delivery again, to the registration as it is now (its url, key and
    * userData), for a full round of attempts. Pending or delivered ones: 409.
    */
   async redeliver(ctx: RequestContext, deliveryId: string): Promise<DeliveryView> {
     const account = await ctx.ownAccount();
     const clientId = ctx.principal.clientId;
-    if (!/^\d{1,18}$/.test(deliveryId)) throw notFound('delivery');
+    if (!isDeliveryId(deliveryId)) throw notFound('delivery');
     const { rows } = await this.db.pool.query<DeliveryRow>(
       `UPDATE deliveries d
           SET state = 'pending', round_attempts = 0, next_attempt_at = now(), finished_at = NULL,

@@ -63,6 +63,8 @@ const service = await startServer('src/main.ts', {
   AUTH_DEV_SECRET: SECRET,
   MEDIA_URL_SECRET: 'bench-media-url-secret-0123456789',
   MEDIA_URL_TTL_S: '3600',
+  // One token drives the whole load: per-client rate limits would measure 429s instead.
+  RATE_LIMIT_RPS: '0',
   // startServer waits for the 'listening' line.
   LOG_LEVEL: 'info',
 });

@@ -19,6 +19,21 @@ export interface Config {
   /** `PUBLIC_BASE_URL`: makes media URLs absolute (e.g. `https://api.example.com`); unset: root-relative. */
   publicBaseUrl: string | undefined;
   media: MediaConfig;
+  limits: LimitsConfig;
+}
+
+/** What one client may ask of an instance (src/limits, src/graphql/limits.ts). */
+export interface LimitsConfig {
+  /** `RATE_LIMIT_RPS`: requests per second per OAuth client and account; 0 turns limiting off. */
+  rateRps: number;
+  /** `RATE_LIMIT_BURST`: how many requests may come at once before the rate applies. */
+  rateBurst: number;
+  /** `RATE_LIMIT_INGEST_RPS`: the same for tokens with the ingest scope (burst: two seconds' worth). */
+  ingestRps: number;
+  /** `GRAPHQL_MAX_ALIASES`, `GRAPHQL_MAX_DEPTH`, `GRAPHQL_MAX_TOKENS`, `GRAPHQL_MAX_COST`. */
+  graphql: { maxAliases: number; maxDepth: number; maxTokens: number; maxCost: number };
+  /** `OVERLOAD_LAG_MS`: event-loop lag above which new requests are refused (503); 0: never. */
+  overloadLagMs: number;
 }
 
 export interface S3Config {
@@ -49,7 +64,7 @@ export interface MediaConfig {
   };
 }
 
-/** GraphQL subscriptions over WebSocket and SSE (src/events/subscriptions.ts, src/graphql/ws.ts). */
+/** GraphQL subscriptions over WebSocket and SSE (src/events/live, src/graphql/ws.ts and sse.ts). */
 export interface LiveConfig {
   /** `LIVE_MAX_CONNECTIONS`: WebSocket connections and SSE streams per instance. */
   maxConnections: number;
@@ -202,6 +217,31 @@ function publicBaseUrl(env: Env): string | undefined {
   return url.toString().replace(/\/+$/, '');
 }
 
+function limitsConfig(env: Env): LimitsConfig {
+  const limits: LimitsConfig = {
+    rateRps: int(env, 'RATE_LIMIT_RPS', 50),
+    rateBurst: int(env, 'RATE_LIMIT_BURST', 100),
+    ingestRps: int(env, 'RATE_LIMIT_INGEST_RPS', 5000),
+    graphql: {
+      maxAliases: int(env, 'GRAPHQL_MAX_ALIASES', 30),
+      maxDepth: int(env, 'GRAPHQL_MAX_DEPTH', 12),
+      maxTokens: int(env, 'GRAPHQL_MAX_TOKENS', 2000),
+      maxCost: int(env, 'GRAPHQL_MAX_COST', 5000),
+    },
+    overloadLagMs: int(env, 'OVERLOAD_LAG_MS', 500),
+  };
+  if (limits.rateRps > 0 && (limits.rateBurst < 1 || limits.ingestRps < 1)) {
+    throw new Error('RATE_LIMIT_BURST and RATE_LIMIT_INGEST_RPS must be at least 1');
+  }
+  for (const [name, value] of Object.entries(limits.graphql)) {
+    if (value < 1)
+      throw new Error(
+        `GRAPHQL_${name.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()} must be at least 1`,
+      );
+  }
+  return limits;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   return {
     port: int(env, 'PORT', 4000),
@@ -233,5 +273,6 @@ export function loadConfig(env: Env = process.env): Config {
     },
     publicBaseUrl: publicBaseUrl(env),
     media: mediaConfig(env),
+    limits: limitsConfig(env),
   };
 }

@@ -1,33 +1,8 @@
-import type { AccessoryService } from './accessories/service.ts';
-import type { Authenticator, Principal, ScopeName } from './accounts/auth.ts';
-import type { AccountService, AccountView } from './accounts/service.ts';
-import type { ActivityService } from './activities/service.ts';
-import type { Config } from './config.ts';
+import type { Principal, ScopeName } from './accounts/auth.ts';
+import type { AccountView } from './accounts/service.ts';
 import { notFound } from './errors.ts';
-import type { EventSignal } from './events/outbox.ts';
-import type { LiveEvents } from './events/subscriptions.ts';
-import type { Logger } from './logger.ts';
-import type { MediaService } from './media/service.ts';
-import type { NotificationService } from './notifications/service.ts';
-import type { Database } from './storage/database.ts';
-import type { ZoneService } from './zones/service.ts';
-
-/** The domain services, built once per app and shared by REST, GraphQL and background jobs. */
-export interface Services {
-  config: Config;
-  logger: Logger;
-  db: Database;
-  auth: Authenticator;
-  signal: EventSignal;
-  /** Live events for GraphQL subscriptions, fed with what `signal` reports committed. */
-  live: LiveEvents;
-  accounts: AccountService;
-  accessories: AccessoryService;
-  activities: ActivityService;
-  media: MediaService;
-  notifications: NotificationService;
-  zones: ZoneService;
-}
+import { rateLimited, rateLimitHeaders } from './limits/rate.ts';
+import type { Services } from './services.ts';
 
 /**
  * What a request knows about its caller; the same for REST and GraphQL. A plain object of
@@ -64,4 +39,42 @@ export async function authenticate(
   authorization: string | undefined | null,
 ): Promise<RequestContext> {
   return requestContext(services, await services.auth.authenticate(authorization));
+}
+
+/** Where an admitted request's rate-limit headers go: any answer carries them. */
+export interface HeaderSink {
+  setHeader(name: string, value: string): unknown;
+}
+
+/**
+ * Authenticates a request and takes it from its client's rate-limit bucket: the RateLimit
+ * headers go on the answer whatever it is, and over the limit this throws RATE_LIMITED.
+ */
+export async function admit(
+  services: Services,
+  authorization: string | undefined | null,
+  answer: HeaderSink,
+): Promise<RequestContext> {
+  const ctx = await authenticate(services, authorization);
+  await takeRequest(services, ctx, answer);
+  return ctx;
+}
+
+/** Counts one request of an authenticated caller (e.g. a WebSocket `subscribe`). */
+export async function takeRequest(
+  services: Services,
+  ctx: RequestContext,
+  answer?: HeaderSink,
+): Promise<void> {
+  const decision = await services.rateLimiter.consume(ctx.principal);
+  if (!decision) return;
+  if (answer) {
+    for (const [name, value] of Object.entries(rateLimitHeaders(decision))) {
+      answer.setHeader(name, value);
+    }
+  }
+  if (!decision.allowed) {
+    services.metrics.refusals.inc({ reason: 'rate_limited' });
+    throw rateLimited(decision);
+  }
 }

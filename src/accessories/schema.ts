@@ -41,6 +41,8 @@ builder.queryFields((t) => ({
       type: AccessoryRef,
       description: "The caller's accessories, ordered by id.",
       authScopes: { activities_basic: true },
+      // For the operation cost (src/graphql/limits.ts): the page size when `first` is absent.
+      extensions: { defaultPageSize: 50 },
       resolve: async (_root, args, ctx) => {
         const first = args.first ?? 50;
         if (args.last != null || args.before != null) {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { TtlCache } from '../cache.ts';
 import { invalidArgument, notFound } from '../errors.ts';
+import { checkUuid, isUuid } from '../ids.ts';
 import type { Database } from '../storage/database.ts';
 
 export interface AccessoryView {
@@ -9,16 +10,6 @@ export interface AccessoryView {
   deviceId: string;
   name: string;
   createdAt: Date;
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-
-/** Account and Accessory Ids are lower-case UUID v4. */
-export const isUuid = (value: string): boolean => UUID.test(value);
-
-export function checkUuid(field: string, value: string): string {
-  if (!isUuid(value)) throw invalidArgument(field, `${field} must be a lower-case UUID v4`);
-  return value;
 }
 
 const view = (row: {

@@ -60,7 +60,7 @@ export const activityDetailSchema = activitySchema
 
 /**
  * The JSON form of an activity (api-contract 4.1), with the extra fields asked for. `media` is
- * the activity's signed media URLs (MediaService.urlsFor), null when it has no media.
+ * the activity's signed media URLs (MediaLookup.urlsFor), null when it has no media.
  */
 export function activityJson(
   a: ActivityRecord,

@@ -75,7 +75,7 @@ export const activityRoutes = [
       const page = await ctx.services.activities.list(account, params.accessoryId!, request);
       const extra = new Set(body.extraFields);
       const media = extra.has('media')
-        ? await ctx.services.media.urlsFor(
+        ? await ctx.services.media.lookup.urlsFor(
             params.accessoryId!,
             page.activities.map((a) => a.activityId),
           )
@@ -104,8 +104,9 @@ export const activityRoutes = [
         params.accessoryId!,
         params.activityId!,
       );
-      const media = await ctx.services.media.urls(activity.accessoryId, activity.activityId);
-      return { body: activityDetailJson(activity, media) };
+      const { accessoryId, activityId } = activity;
+      const media = await ctx.services.media.lookup.urlsFor(accessoryId, [activityId]);
+      return { body: activityDetailJson(activity, media.get(activityId) ?? null) };
     },
   }),
 ];

@@ -6,7 +6,7 @@ import type { Database } from '../storage/database.ts';
  * several instances may run it at once.
  *
  * Their media rows cascade with them, and a trigger queues the stored objects in media_garbage
- * in the same transaction; `MediaService.collectGarbage` (run by the sweep right after this)
+ * in the same transaction; `MediaCleanup.collectGarbage` (the `media.garbage` job)
  * deletes the objects from the store.
  */
 export async function purgeExpiredActivities(db: Database, now = new Date()): Promise<number> {

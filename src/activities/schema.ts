@@ -51,7 +51,7 @@ export const ActivityRef = builder
         type: ActivityMediaRef,
         nullable: true,
         description: 'Signed URLs of the JPG, MP4, DASH and HLS; null when it has no media.',
-        resolve: (a, _args, ctx) => ctx.services.media.urls(a.accessoryId, a.activityId),
+        resolve: (a, _args, ctx) => ctx.mediaUrls.load(a),
       }),
     }),
   });

@@ -1,56 +1,19 @@
 import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
-import { createPubSub, type PubSub } from 'graphql-yoga';
+import { createPubSub } from 'graphql-yoga';
 import { Redis } from 'ioredis';
 import type { Logger } from '../logger.ts';
-
-/** A committed event as it travels between instances (JSON-safe). */
-export interface WireEvent {
-  eventId: string;
-  accountId: string;
-  accessoryId: string | null;
-  eventType: string;
-  eventData: Record<string, unknown>;
-  /** ISO 8601. */
-  occurredAt: string;
-  /**
-   * The id of the previous event of this topic's stream (the account's or the accessory's),
-   * null when there was none, absent when the publisher does not know it. Subscribers use it to
-   * notice a message that overtook another, and fetch what they missed from the event log.
-   */
-  prev?: string | null;
-}
-
-/** What is published on one topic: one transaction's events of that stream, in id order. */
-export interface TopicMessage {
-  events: WireEvent[];
-}
-
-export interface TopicListener {
-  /** Resolves once every message published from now on is certain to reach the listener. */
-  ready: Promise<void>;
-  stop(): void;
-}
+import type { LiveBus } from './live/ports.ts';
+import type { TopicMessage } from './live/stream.ts';
 
 /**
- * The one pub/sub that feeds subscriptions: Yoga's `createPubSub` over an in-process
+ * The one pub/sub that feeds live subscriptions: Yoga's `createPubSub` over an in-process
  * EventTarget, or over `@graphql-yoga/redis-event-target` when REDIS_URL is set, so that a
  * subscriber on one instance sees what another instance committed. Publishers hand it only
- * committed events.
+ * committed events. The caller closes it after the live events that use it.
  */
-export interface EventBus {
-  readonly kind: 'memory' | 'redis';
-  readonly pubsub: PubSub<Record<string, [TopicMessage]>>;
-  publish(topic: string, message: TopicMessage): void;
-  listen(topic: string, listener: (message: TopicMessage) => void): TopicListener;
-  /** Called after the bus reconnected: messages published while it was away are lost. */
-  onReconnect(callback: () => void): void;
+export interface EventBus extends LiveBus {
   close(): Promise<void>;
 }
-
-const TOPIC_PREFIX = 'clipgate:events:';
-
-export const accountTopic = (accountId: string) => `${TOPIC_PREFIX}account:${accountId}`;
-export const accessoryTopic = (accessoryId: string) => `${TOPIC_PREFIX}accessory:${accessoryId}`;
 
 type MessageEvent = CustomEvent<TopicMessage>;
 
@@ -65,8 +28,6 @@ function memoryBus(): EventBus {
   const target = new EventTarget();
   const pubsub = createPubSub<Record<string, [TopicMessage]>>({ eventTarget: target });
   return {
-    kind: 'memory',
-    pubsub,
     publish: (topic, message) => pubsub.publish(topic, message),
     listen(topic, listener) {
       const handler = (event: Event) => listener((event as MessageEvent).detail);
@@ -76,7 +37,8 @@ function memoryBus(): EventBus {
         stop: () => target.removeEventListener(topic, handler),
       };
     },
-    onReconnect: () => {},
+    // In process, nothing is ever lost.
+    onReconnect: () => () => {},
     close: async () => {},
   };
 }
@@ -98,23 +60,30 @@ async function redisBus(url: string, logger: Logger): Promise<EventBus> {
     throw err;
   }
 
-  // redis-event-target drops the promise of PUBLISH; a failure must be logged, not crash the
-  // process as an unhandled rejection. Subscribers repair a lost message from the event log as
-  // soon as a later one of the same stream arrives.
+  // redis-event-target drops the promises of PUBLISH, SUBSCRIBE and UNSUBSCRIBE; a failure
+  // (the connection closed or gone for too long) must be logged, not crash the process as an
+  // unhandled rejection. Subscribers repair a lost message from the event log as soon as a later
+  // one of the same stream arrives, or the bus reconnects; `listen` subscribes again itself.
+  const failed = (what: string, channel: string) => (err: unknown) => {
+    logger.warn({ err, channel }, `${what} failed`);
+    return 0;
+  };
   const publishClient = {
     publish: (channel: string, message: string) =>
-      publisher.publish(channel, message).catch((err: unknown) => {
-        logger.warn({ err, channel }, 'publishing a live event failed');
-        return 0;
-      }),
+      publisher.publish(channel, message).catch(failed('publishing a live event', channel)),
   } as unknown as Redis;
-  const target = createRedisEventTarget<MessageEvent>({
-    publishClient,
-    subscribeClient: subscriber,
-  });
+  const subscribeClient = {
+    on: (event: 'message', listener: (channel: string, message: string) => void) =>
+      subscriber.on(event, listener),
+    subscribe: (channel: string) =>
+      subscriber.subscribe(channel).catch(failed('subscribing to a channel', channel)),
+    unsubscribe: (channel: string) =>
+      subscriber.unsubscribe(channel).catch(failed('unsubscribing from a channel', channel)),
+  } as unknown as Redis;
+  const target = createRedisEventTarget<MessageEvent>({ publishClient, subscribeClient });
   const pubsub = createPubSub<Record<string, [TopicMessage]>>({ eventTarget: target });
 
-  const reconnectCallbacks: (() => void)[] = [];
+  const reconnectCallbacks = new Set<() => void>();
   const topics = new Map<string, number>();
   // `connect()` resolved after the first 'ready': every later one is a reconnection.
   subscriber.on('ready', () => {
@@ -127,8 +96,6 @@ async function redisBus(url: string, logger: Logger): Promise<EventBus> {
   });
 
   return {
-    kind: 'redis',
-    pubsub,
     publish: (topic, message) => pubsub.publish(topic, message),
     listen(topic, listener) {
       const handler = (event: Event) => listener((event as MessageEvent).detail);
@@ -148,7 +115,10 @@ async function redisBus(url: string, logger: Logger): Promise<EventBus> {
         },
       };
     },
-    onReconnect: (callback) => void reconnectCallbacks.push(callback),
+    onReconnect: (callback) => {
+      reconnectCallbacks.add(callback);
+      return () => reconnectCallbacks.delete(callback);
+    },
     close: async () => {
       subscriber.disconnect();
       await publisher.quit().catch(() => publisher.disconnect());

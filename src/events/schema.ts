@@ -1,20 +1,11 @@
-import type http from 'node:http';
 import type { RequestContext } from '../context.ts';
-import { AppError, invalidArgument } from '../errors.ts';
+import { invalidArgument } from '../errors.ts';
 import { builder } from '../graphql/builder.ts';
+import type { LiveCarrier } from '../graphql/live.ts';
+import { openSse } from '../graphql/sse.ts';
 import { EventTypeRef } from '../notifications/schema.ts';
-import {
-  StreamEnd,
-  type LiveEvent,
-  type LiveSubscription,
-  type LiveTransport,
-  type Stream,
-} from './subscriptions.ts';
-
-/** What the WebSocket adapter (src/graphql/ws.ts) adds to the context of its operations. */
-export interface LiveCarrier {
-  liveTransport?: LiveTransport;
-}
+import type { LiveEvent, Stream } from './live/stream.ts';
+import { StreamEnd, type LiveSubscription } from './live/subscription.ts';
 
 const LiveEventRef = builder.objectRef<LiveEvent>('LiveEvent').implement({
   description:
@@ -29,7 +20,7 @@ const LiveEventRef = builder.objectRef<LiveEvent>('LiveEvent').implement({
   }),
 });
 
-/** Subscription payloads are events, or a final StreamEnd whose error ends an SSE stream. */
+/** Subscription payloads are events, or a final StreamEnd whose error ends the stream. */
 const unwrap = (payload: LiveEvent | StreamEnd): LiveEvent => {
   if (payload instanceof StreamEnd) throw payload.error;
   return payload;
@@ -85,67 +76,14 @@ builder.subscriptionFields((t) => ({
   }),
 }));
 
-/**
- * Opens the subscription over the transport of the operation: a WebSocket connection (limits
- * and token expiry are the connection's), or an SSE response (limits and expiry per stream).
- */
-async function openStream(
+/** Opens the subscription over the operation's transport: its WebSocket, or else SSE. */
+function openStream(
   ctx: RequestContext,
   stream: Stream,
   after: string | null | undefined,
   eventTypes?: readonly string[] | null,
 ): Promise<LiveSubscription> {
-  const live = ctx.services.live;
-  const options = { stream, after: after ?? undefined, eventTypes: eventTypes ?? undefined };
-  const carried = (ctx as RequestContext & LiveCarrier).liveTransport;
-  if (carried) return live.subscribe({ ...options, transport: carried });
-
-  const res = (ctx as RequestContext & { res?: http.ServerResponse }).res;
-  const { connections } = live;
-  const subject = ctx.principal.subject;
-  if (!connections.open()) {
-    throw new AppError(
-      'UNAVAILABLE',
-      'this instance serves as many live connections as it may; try again',
-      {},
-      { 'Retry-After': '5' },
-    );
-  }
-  if (!connections.claim(subject)) {
-    connections.close();
-    throw new AppError(
-      'RATE_LIMITED',
-      `at most ${connections.maxPerSubject} live connections per token subject`,
-      {},
-      { 'Retry-After': '5' },
-    );
-  }
-  let released = false;
-  const release = () => {
-    if (released) return;
-    released = true;
-    connections.unclaim(subject);
-    connections.close();
-  };
-  try {
-    const sub = await live.subscribe({
-      ...options,
-      transport: {
-        kind: 'sse',
-        congested: () => (res?.writableLength ?? 0) > live.maxBufferedBytes,
-        cutSlowConsumer: () => false,
-      },
-      expiresAt: ctx.principal.expiresAt,
-      onEnd: release,
-    });
-    // The client going away ends the stream, whatever the HTTP layer does with the iterator.
-    if (res) {
-      if (res.destroyed) void sub.return();
-      else res.once('close', () => void sub.return());
-    }
-    return sub;
-  } catch (err) {
-    release();
-    throw err;
-  }
+  const request = { stream, after: after ?? undefined, eventTypes: eventTypes ?? undefined };
+  const { openLive } = ctx as RequestContext & LiveCarrier;
+  return openLive ? openLive(request) : openSse(ctx, request);
 }

@@ -13,7 +13,7 @@ export interface StreamHeads {
 
 /**
  * Makes each account's events a chain in commit order, for live subscribers (see
- * src/events/subscriptions.ts): takes a transaction-scoped lock per account before the events
+ * src/events/live/topic.ts): takes a transaction-scoped lock per account before the events
  * get their ids, so that an account's events commit in id order, and reads the id each of its
  * streams (the account's, each accessory's) ended with, so that every event can carry its
  * predecessor's id.

@@ -4,8 +4,21 @@ import ScopeAuthPlugin, { AuthScopeFailureType, type AuthFailure } from '@pothos
 import { GraphQLError } from 'graphql';
 import type { ScopeName } from '../accounts/auth.ts';
 import type { RequestContext } from '../context.ts';
-import { permissionDenied } from '../errors.ts';
+import { invalidArgument, permissionDenied } from '../errors.ts';
+import type { MediaUrlLoader } from '../media/lookup.ts';
 import { decodeGlobalId, encodeGlobalId } from './global-ids.ts';
+
+/**
+ * The context of one GraphQL operation: the caller's (shared with REST), and loaders that batch
+ * and cache for this operation only (a WebSocket connection runs many operations).
+ */
+export interface GraphQLContext extends RequestContext {
+  /** `Activity.media`: the activities of a page in one query per accessory. */
+  mediaUrls: MediaUrlLoader;
+}
+
+/** The most ids one `nodes` call takes, as many as the largest page. */
+export const MAX_NODES = 100;
 
 /** The first scope named in a scope-auth failure: the one a 403 asks for. */
 function missingScope(failure: AuthFailure): ScopeName | undefined {
@@ -21,7 +34,7 @@ function missingScope(failure: AuthFailure): ScopeName | undefined {
 }
 
 export const builder = new SchemaBuilder<{
-  Context: RequestContext;
+  Context: GraphQLContext;
   DefaultFieldNullability: false;
   AuthScopes: Record<ScopeName, boolean>;
   DefaultEdgesNullability: false;
@@ -66,8 +79,13 @@ export const builder = new SchemaBuilder<{
         "The node of a global id; null for an unknown one or another account's (or another client's delivery).",
     },
     nodesQueryOptions: {
-      description:
-        'The nodes of several global ids, in their order; null for each one `node` would not give.',
+      description: `The nodes of up to ${MAX_NODES} global ids, in their order; null for each one \`node\` would not give.`,
+      resolve: (_root, { ids }, _ctx, _info, resolveNodes) => {
+        if (ids.length > MAX_NODES) {
+          throw invalidArgument('ids', `nodes takes at most ${MAX_NODES} ids`);
+        }
+        return resolveNodes(ids);
+      },
     },
     encodeGlobalID: encodeGlobalId,
     decodeGlobalID: decodeGlobalId,

@@ -1,6 +1,12 @@
 import { GraphQLError } from 'graphql';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
+import { databaseUnavailable, isDatabaseUnavailable } from '../storage/faults.ts';
+
+const yogaCodes: Record<string, string> = {
+  REQUEST_ENTITY_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  BAD_REQUEST: 'INVALID_ARGUMENT',
+};
 
 /**
  * Gives every GraphQL error a contract code in `extensions.code`: an AppError keeps its own;
@@ -27,10 +33,29 @@ export function toGraphQLError(error: unknown, logger: Logger): GraphQLError {
   if (graphqlError && (!original || original instanceof GraphQLError)) {
     // The compiled executor's errors may come without an extensions object.
     const code = graphqlError.extensions?.code;
+    // Yoga's own request errors, in the contract's codes (their HTTP status stays).
+    const contractCode = typeof code === 'string' ? yogaCodes[code] : undefined;
+    if (contractCode) {
+      return new GraphQLError(graphqlError.message, {
+        ...location,
+        extensions: { ...graphqlError.extensions, code: contractCode },
+      });
+    }
     if (code && code !== 'GRAPHQL_VALIDATION_FAILED') return graphqlError;
     return new GraphQLError(graphqlError.message, {
       ...location,
       extensions: { ...graphqlError.extensions, code: 'INVALID_ARGUMENT' },
+    });
+  }
+  if (isDatabaseUnavailable(original)) {
+    const unavailable = databaseUnavailable();
+    return new GraphQLError(unavailable.message, {
+      ...location,
+      extensions: {
+        code: unavailable.code,
+        details: unavailable.details,
+        http: { status: unavailable.status, headers: unavailable.headers },
+      },
     });
   }
   logger.error({ err: original }, 'unexpected error in a GraphQL operation');

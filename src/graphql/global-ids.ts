@@ -1,5 +1,5 @@
 import { decodeGlobalID, encodeGlobalID } from '@pothos/plugin-relay';
-import { isUuid } from '../accessories/service.ts';
+import { isUuid } from '../ids.ts';
 import { isDeliveryId } from '../notifications/service.ts';
 
 /**

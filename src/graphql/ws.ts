@@ -8,30 +8,20 @@ import {
 } from 'graphql';
 import { makeServer, type SubscribePayload } from 'graphql-ws';
 import { WebSocket, WebSocketServer } from 'ws';
-import type { LiveConfig } from '../config.ts';
-import { authenticate, type RequestContext, type Services } from '../context.ts';
+import { authenticate, takeRequest, type RequestContext } from '../context.ts';
 import { AppError } from '../errors.ts';
-import type { LiveCarrier } from '../events/schema.ts';
-import type { LiveTransport } from '../events/subscriptions.ts';
-import type { Metrics } from '../http/metrics.ts';
-import type { Logger } from '../logger.ts';
+import type { LiveSink } from '../events/live/ports.ts';
+import type { Services } from '../services.ts';
 import { toGraphQLError } from './errors.ts';
+import { LiveCloseCode, onTokenExpiry, type LiveCarrier } from './live.ts';
 
 /**
  * GraphQL over WebSocket (`graphql-transport-ws`, graphql-ws) on the `/graphql` path of the
  * service's HTTP server, run through Yoga's envelop so that the schema, context, auth, error
- * masking and validation are those of HTTP.
- *
- * Close codes (besides graphql-ws's own, e.g. 4400, 4406, 4408, 4409):
- * - 4403: no, malformed or invalid token in `connection_init` (the reason says why), or the
- *   token expired while connected ("Forbidden: the token has expired"): reconnect with a valid
- *   token.
- * - 4008: slow consumer: a subscriber's bounded buffer overflowed; reconnect and resume with
- *   `after` (the last eventId received).
- * - 4429: the token's subject has as many connections as it may.
- * - 1013: the token could not be checked (the identity provider is unavailable); try again.
- * - 1001: the server is shutting down; reconnect (to another instance) and resume with `after`.
- * An instance at its connection limit answers the upgrade with HTTP 503 and Retry-After.
+ * masking and validation are those of HTTP. A connection authenticates once, in
+ * `connection_init`, counts against the connection limits, and closes with a LiveCloseCode
+ * (src/graphql/live.ts) when the service ends it. An instance at its connection limit answers
+ * the upgrade with HTTP 503 and Retry-After.
  */
 
 /** The parts of Yoga's `getEnveloped` result used here. */
@@ -50,23 +40,20 @@ export interface WebSocketOptions {
   server: Server;
   getEnveloped: GetEnveloped;
   services: Services;
-  config: LiveConfig;
-  maxPayloadBytes: number;
-  metrics: Pick<Metrics, 'liveSockets'>;
-  logger: Logger;
   /** True once the app drains: new upgrades are refused. */
   draining(): boolean;
+  /** True while the instance sheds load: new upgrades are refused. */
+  overloaded(): boolean;
 }
 
 export interface WebSockets {
-  readonly size: number;
   /** Closes every socket (1001) and stops accepting new ones; resolves when they are closed. */
   close(): Promise<void>;
 }
 
 interface Connection {
   socket: WebSocket;
-  transport: LiveTransport;
+  sink: LiveSink;
   context: RequestContext | undefined;
   subject: string | undefined;
   alive: boolean;
@@ -78,7 +65,6 @@ interface Connection {
 type Extra = { connection: Connection };
 type Roots = { execute: Enveloped['execute']; subscribe: Enveloped['subscribe'] };
 
-const MAX_TIMER_MS = 2 ** 31 - 1;
 const CLOSE_GRACE_MS = 2000;
 
 /** A close reason is at most 123 bytes of UTF-8. */
@@ -109,13 +95,13 @@ function rejectUpgrade(
 }
 
 export function attachWebSockets(options: WebSocketOptions): WebSockets {
-  const { services, config, logger, metrics } = options;
-  const live = services.live;
-  const limiter = live.connections;
+  const { services } = options;
+  const { live, liveConnections: limiter, logger, metrics } = services;
+  const config = services.config.live;
   const connections = new Set<Connection>();
   const wss = new WebSocketServer({
     noServer: true,
-    maxPayload: options.maxPayloadBytes,
+    maxPayload: services.config.maxBodyBytes,
     handleProtocols: (protocols) =>
       protocols.has('graphql-transport-ws') ? 'graphql-transport-ws' : false,
   });
@@ -130,29 +116,27 @@ export function attachWebSockets(options: WebSocketOptions): WebSockets {
         context = await authenticate(services, typeof value === 'string' ? value : undefined);
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
-        if (err.code === 'UNAVAILABLE') connection.close(1013, `Try again later: ${err.message}`);
-        else connection.close(4403, `Forbidden: ${err.message}`);
+        if (err.code === 'UNAVAILABLE') {
+          connection.close(LiveCloseCode.TryAgainLater, `Try again later: ${err.message}`);
+        } else {
+          connection.close(LiveCloseCode.Forbidden, `Forbidden: ${err.message}`);
+        }
         return false;
       }
       if (connection.closed) return false;
       const { subject, expiresAt } = context.principal;
       if (!limiter.claim(subject)) {
         connection.close(
-          4429,
+          LiveCloseCode.TooManyConnections,
           `Too many connections for this subject (at most ${limiter.maxPerSubject})`,
         );
         return false;
       }
       connection.subject = subject;
       connection.context = context;
-      if (expiresAt !== undefined) {
-        const ms = Math.max(0, Math.min(expiresAt * 1000 - Date.now(), MAX_TIMER_MS));
-        connection.expiry = setTimeout(
-          () => connection.close(4403, 'Forbidden: the token has expired'),
-          ms,
-        );
-        connection.expiry.unref();
-      }
+      connection.expiry = onTokenExpiry(expiresAt, () =>
+        connection.close(LiveCloseCode.Forbidden, 'Forbidden: the token has expired'),
+      );
       return true;
     },
 
@@ -169,9 +153,16 @@ export function attachWebSockets(options: WebSocketOptions): WebSockets {
           ),
         ];
       }
+      try {
+        // Each subscribe counts as one request of the client's rate limit.
+        await takeRequest(services, connection.context!);
+      } catch (err) {
+        if (err instanceof AppError) return [toGraphQLError(err, logger)];
+        throw err;
+      }
       const carrier: LiveCarrier & Record<string, unknown> = {
         wsContext: connection.context,
-        liveTransport: connection.transport,
+        openLive: (request) => live.subscribe({ ...request, sink: connection.sink }),
         params: payload,
       };
       const enveloped = options.getEnveloped(carrier);
@@ -208,12 +199,11 @@ export function attachWebSockets(options: WebSocketOptions): WebSockets {
       close(code, reason) {
         if (socket.readyState === WebSocket.OPEN) socket.close(code, closeReason(reason));
       },
-      transport: {
-        kind: 'ws',
+      sink: {
         congested: () => socket.bufferedAmount > config.maxBufferedBytes,
-        cutSlowConsumer: (message) => {
-          connection.close(4008, `Slow consumer: ${message}`);
-          return true;
+        cut: (message) => {
+          connection.close(LiveCloseCode.SlowConsumer, `Slow consumer: ${message}`);
+          return undefined;
         },
       },
     };
@@ -221,7 +211,9 @@ export function attachWebSockets(options: WebSocketOptions): WebSockets {
     metrics.liveSockets.inc();
     // The upgrade checked for room; upgrades that raced past it are turned away here.
     const counted = limiter.open();
-    if (!counted) connection.close(1013, 'Try again later: too many live connections');
+    if (!counted) {
+      connection.close(LiveCloseCode.TryAgainLater, 'Try again later: too many live connections');
+    }
     socket.on('pong', () => (connection.alive = true));
     socket.on('error', (err) => logger.debug({ err }, 'websocket error'));
 
@@ -238,10 +230,12 @@ export function attachWebSockets(options: WebSocketOptions): WebSockets {
         close: (code, reason) => connection.close(code ?? 1000, reason ?? ''),
         onMessage: (callback) =>
           socket.on('message', (data, isBinary) => {
-            if (isBinary) return connection.close(4400, 'Binary messages are not accepted');
+            if (isBinary) {
+              return connection.close(LiveCloseCode.BadRequest, 'Binary messages are not accepted');
+            }
             callback(String(data)).catch((err: unknown) => {
               logger.error({ err }, 'graphql-ws message handling failed');
-              connection.close(4500, 'Internal server error');
+              connection.close(LiveCloseCode.InternalServerError, 'Internal server error');
             });
           }),
       },
@@ -267,7 +261,12 @@ export function attachWebSockets(options: WebSocketOptions): WebSockets {
     if (options.draining()) {
       return rejectUpgrade(socket, 503, 'the server is shutting down', { 'retry-after': '1' });
     }
-    if (limiter.total >= limiter.maxTotal) {
+    if (options.overloaded()) {
+      return rejectUpgrade(socket, 503, 'the service is overloaded; retry shortly', {
+        'retry-after': '1',
+      });
+    }
+    if (limiter.full) {
       return rejectUpgrade(socket, 503, 'too many live connections on this instance', {
         'retry-after': '5',
       });
@@ -291,9 +290,6 @@ export function attachWebSockets(options: WebSocketOptions): WebSockets {
 
   let closing: Promise<void> | undefined;
   return {
-    get size() {
-      return connections.size;
-    },
     close: () =>
       (closing ??= (async () => {
         clearInterval(sweep);
@@ -302,7 +298,10 @@ export function attachWebSockets(options: WebSocketOptions): WebSockets {
           (connection) =>
             new Promise<void>((resolve) => {
               connection.socket.once('close', () => resolve());
-              connection.close(1001, 'Server shutting down; reconnect and resume with after');
+              connection.close(
+                LiveCloseCode.GoingAway,
+                'Server shutting down; reconnect and resume with after',
+              );
               setTimeout(() => connection.socket.terminate(), CLOSE_GRACE_MS).unref();
             }),
         );

@@ -19,8 +19,40 @@ export function createMetrics() {
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
       registers: [registry],
     }),
+    refusals: new Counter({
+      name: 'clipgate_refusals_total',
+      help: 'Requests refused to protect the service, by reason: rate_limited, too_costly (GraphQL operation limits), shed (overload), unavailable (a dependency failed)',
+      labelNames: ['reason'] as const,
+      registers: [registry],
+    }),
     ...webhookMetrics(registry),
     ...liveMetrics(registry),
+    ...jobMetrics(registry),
+  };
+}
+
+/** Background jobs (src/jobs). */
+function jobMetrics(registry: Registry) {
+  return {
+    jobRuns: new Counter({
+      name: 'clipgate_job_runs_total',
+      help: 'Rounds of background jobs, by job and result (ok, failed)',
+      labelNames: ['job', 'result'] as const,
+      registers: [registry],
+    }),
+    jobItems: new Counter({
+      name: 'clipgate_job_items_total',
+      help: 'Items handled by background jobs (rows purged, objects deleted, ...), by job',
+      labelNames: ['job'] as const,
+      registers: [registry],
+    }),
+    jobDuration: new Histogram({
+      name: 'clipgate_job_duration_seconds',
+      help: 'Duration of background job rounds, by job',
+      labelNames: ['job'] as const,
+      buckets: [0.001, 0.01, 0.1, 1, 10, 60],
+      registers: [registry],
+    }),
   };
 }
 
@@ -69,7 +101,7 @@ function webhookMetrics(registry: Registry) {
   };
 }
 
-/** Live events (src/events/subscriptions.ts, src/graphql/ws.ts). */
+/** Live events (src/events/live, src/graphql/ws.ts and sse.ts). */
 function liveMetrics(registry: Registry) {
   return {
     liveSockets: new Gauge({

@@ -1,9 +1,13 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { z } from 'zod';
 import type { ScopeName } from '../accounts/auth.ts';
-import { authenticate, type RequestContext, type Services } from '../context.ts';
+import { admit, type RequestContext } from '../context.ts';
 import { AppError, invalidArgument, notFound } from '../errors.ts';
+import { checkPathParameter } from '../ids.ts';
+import type { Services } from '../services.ts';
 import { parseInput, readJsonBody } from './body.ts';
+import { sendJson } from './json.ts';
+import type { HttpHandler } from './server.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -77,9 +81,15 @@ export class RestRouter {
     throw notFound('resource');
   }
 
-  async handle(services: Services, req: IncomingMessage, match: Match): Promise<RestResult> {
-    const ctx = await authenticate(services, req.headers.authorization);
+  async handle(
+    services: Services,
+    req: IncomingMessage,
+    res: ServerResponse,
+    match: Match,
+  ): Promise<RestResult> {
+    const ctx = await admit(services, req.headers.authorization, res);
     ctx.require(...match.route.scopes);
+    for (const [name, value] of Object.entries(match.params)) checkPathParameter(name, value);
     const raw = match.route.body
       ? await readJsonBody(req, services.config.maxBodyBytes)
       : undefined;
@@ -94,4 +104,14 @@ function decodeSegment(name: string, segment: string): string {
   } catch {
     throw invalidArgument(name, `${name} is not a valid path segment`);
   }
+}
+
+/** The REST routes as the last step of the HTTP chain: an unknown path is a 404 here. */
+export function restHandler(services: Services, router: RestRouter): HttpHandler {
+  return async (req, res, pathname) => {
+    const match = router.match(req.method ?? 'GET', pathname);
+    const result = await router.handle(services, req, res, match);
+    sendJson(res, result.status ?? 200, result.body);
+    return match.route.path;
+  };
 }

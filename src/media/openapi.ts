@@ -10,7 +10,7 @@ import {
   type ErrorResponse,
 } from '../http/openapi.ts';
 import { CACHE_FINISHED, CACHE_IN_PROGRESS, PACKAGING_RETRY_AFTER_S } from './routes.ts';
-import type { MediaKind } from './service.ts';
+import type { MediaKind } from './model.ts';
 
 // The media operations of /openapi.json, as routes.ts serves them.
 

@@ -4,42 +4,22 @@ import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { MediaConfig } from '../config.ts';
+import { claimDue } from '../jobs/lease.ts';
 import type { Logger } from '../logger.ts';
 import type { Database } from '../storage/database.ts';
+import {
+  contentTypeOf,
+  uploadPrefix,
+  type PackagedFile,
+  type PackageManifest,
+  type UploadRef,
+} from './model.ts';
 import { ObjectMissing, type MediaStore } from './store.ts';
 
 /** One MP4 upload to package; the upload id makes a job for a replaced upload a no-op. */
-export interface PackageJob {
-  accessoryId: string;
-  activityId: string;
-  uploadId: string;
-}
+type PackageJob = UploadRef;
 
-/** A packaged file as recorded in media_objects.package_files. */
-export interface PackagedFile {
-  size: number;
-  sha256: string;
-}
-
-/** What media_objects.package_files holds once a package is ready. */
-export interface PackageManifest {
-  /** The directory under the upload's prefix, one per packaging run: `pkg-<run id>`. */
-  dir: string;
-  files: Record<string, PackagedFile>;
-}
-
-export const MAX_ATTEMPTS = 3;
-
-export const contentTypeOf = (file: string): string | undefined =>
-  ({
-    '.m3u8': 'application/vnd.apple.mpegurl',
-    '.mpd': 'application/dash+xml',
-    '.mp4': 'video/mp4',
-    '.m4s': 'video/iso.segment',
-  })[path.extname(file)];
-
-export const uploadPrefix = (job: PackageJob) =>
-  `${job.accessoryId}/${job.activityId}/${job.uploadId}/`;
+const MAX_ATTEMPTS = 3;
 
 const jobKey = (job: PackageJob) => `${job.accessoryId}/${job.activityId}/${job.uploadId}`;
 
@@ -51,20 +31,21 @@ class PackagingFailed extends Error {}
  * ffmpeg process per clip writing both, in the background.
  *
  * The durable queue is the database: an upload sets `package_status = 'queued'`; a job is claimed
- * by moving it to `running` (so among several instances exactly one packages it) and ends in
- * `ready` or `failed`. In memory each instance keeps a bounded queue (`MEDIA_PACKAGER_QUEUE_MAX`)
- * and runs at most `MEDIA_PACKAGER_CONCURRENCY` ffmpeg processes. An upload that finds the
- * memory queue full stays queued in the database, and the poll (`MEDIA_PACKAGER_POLL_MS`, and
- * whenever a slot frees up) picks it up, as it picks up jobs left by a restart or by an instance
- * that died while running one (after twice the ffmpeg timeout).
+ * (`claimDue`) by moving it to `running`, so among several instances exactly one packages it, and
+ * ends in `ready` or `failed`. `running` with `package_started_at` is a lease: after twice the
+ * ffmpeg timeout (its instance died) the poll puts the job back in the queue, or fails it after
+ * `MAX_ATTEMPTS`. In memory each instance keeps a bounded queue (`MEDIA_PACKAGER_QUEUE_MAX`) and
+ * runs at most `MEDIA_PACKAGER_CONCURRENCY` ffmpeg processes. An upload that finds the memory
+ * queue full stays queued in the database, and the poll picks it up, as it picks up jobs left by
+ * a restart. The poll is the background job `media.package-poll` (src/jobs/background.ts): every
+ * `MEDIA_PACKAGER_POLL_MS`, and whenever a slot frees up with nothing queued (`onSlotFree`).
  */
 export class Packager {
   readonly #queue: PackageJob[] = [];
   readonly #known = new Set<string>();
   readonly #running = new Map<string, { kill(): void; done: Promise<void> }>();
-  #timer: NodeJS.Timeout | undefined;
+  readonly #slotFree = new Set<() => void>();
   #stopping = false;
-  #polling: Promise<void> | undefined;
   /** Resolves when the queue and the running jobs are empty (tests and benchmarks). */
   #idleWaiters: (() => void)[] = [];
 
@@ -75,7 +56,7 @@ export class Packager {
     private readonly tmpDir: string,
     private readonly logger: Logger,
     /** Called when a job changed its row (claimed, ready, failed, requeued). */
-    private readonly onChange: (job: PackageJob) => void = () => {},
+    private readonly onChange: (job: PackageJob) => void,
   ) {}
 
   get stats(): { queued: number; running: number } {
@@ -97,20 +78,18 @@ export class Packager {
     return true;
   }
 
-  start(): void {
-    this.#timer = setInterval(() => void this.poll(), this.config.pollMs);
-    this.#timer.unref();
-    void this.poll();
+  /** Calls `listener` whenever a job ended with nothing left queued here: time to poll. */
+  onSlotFree(listener: () => void): () => void {
+    this.#slotFree.add(listener);
+    return () => this.#slotFree.delete(listener);
   }
 
   /** Stops taking jobs, kills running ffmpeg processes and puts their jobs back as queued. */
   async stop(): Promise<void> {
     this.#stopping = true;
-    clearInterval(this.#timer);
     this.#queue.length = 0;
     for (const run of this.#running.values()) run.kill();
     await Promise.allSettled([...this.#running.values()].map((r) => r.done));
-    await this.#polling;
   }
 
   /** Resolves once nothing is queued or running in this instance. */
@@ -119,15 +98,12 @@ export class Packager {
     return new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
 
-  /** Requeues stale `running` jobs and takes `queued` ones from the database into free slots. */
-  poll(): Promise<void> {
-    return (this.#polling ??= this.#poll()
-      .catch((err: unknown) => this.logger.error({ err }, 'packaging poll failed'))
-      .finally(() => (this.#polling = undefined)));
-  }
-
-  async #poll(): Promise<void> {
-    if (this.#stopping) return;
+  /**
+   * One round of the poll: requeues (or fails) the jobs whose lease ran out and takes `queued`
+   * ones from the database into free places of the memory queue. Resolves with how many it took.
+   */
+  async poll(): Promise<number> {
+    if (this.#stopping) return 0;
     const staleS = 2 * this.config.timeoutS + 60;
     await this.db.pool.query(
       `UPDATE media_objects
@@ -138,7 +114,7 @@ export class Packager {
       [staleS, MAX_ATTEMPTS],
     );
     const free = this.config.queueMax - this.#queue.length;
-    if (free <= 0) return;
+    if (free <= 0) return 0;
     const { rows } = await this.db.pool.query<{
       accessory_id: string;
       activity_id: string;
@@ -148,13 +124,12 @@ export class Packager {
         WHERE package_status = 'queued' ORDER BY uploaded_at LIMIT $1`,
       [free + this.#known.size],
     );
+    let taken = 0;
     for (const r of rows) {
-      this.enqueue({
-        accessoryId: r.accessory_id,
-        activityId: r.activity_id,
-        uploadId: r.upload_id,
-      });
+      const job = { accessoryId: r.accessory_id, activityId: r.activity_id, uploadId: r.upload_id };
+      if (!this.#known.has(jobKey(job)) && this.enqueue(job)) taken++;
     }
+    return taken;
   }
 
   #pump(): void {
@@ -168,7 +143,9 @@ export class Packager {
           this.#running.delete(key);
           this.#known.delete(key);
           this.#pump();
-          if (this.#queue.length === 0 && !this.#stopping) void this.poll();
+          if (this.#queue.length === 0 && !this.#stopping) {
+            for (const listener of this.#slotFree) listener();
+          }
           if (this.#queue.length === 0 && this.#running.size === 0) {
             for (const resolve of this.#idleWaiters.splice(0)) resolve();
           }
@@ -179,15 +156,22 @@ export class Packager {
 
   async #run(job: PackageJob, onKill: (kill: () => void) => void): Promise<void> {
     const pk = [job.accessoryId, job.activityId, job.uploadId];
-    const claimed = await this.db.pool.query(
-      `UPDATE media_objects
-          SET package_status = 'running', package_started_at = now(),
-              package_attempts = package_attempts + 1, package_error = NULL
-        WHERE accessory_id = $1 AND activity_id = $2 AND kind = 'mp4' AND upload_id = $3
-          AND package_status = 'queued'`,
-      pk,
+    const claimed = await claimDue(
+      this.db.pool,
+      {
+        table: 'media_objects',
+        key: '(accessory_id, activity_id, kind)',
+        due: `accessory_id = $1 AND activity_id = $2 AND kind = 'mp4' AND upload_id = $3
+              AND package_status = 'queued'`,
+        order: 'uploaded_at',
+        take: `package_status = 'running', package_started_at = now(),
+               package_attempts = package_attempts + 1, package_error = NULL`,
+        returning: 'upload_id',
+        params: pk,
+      },
+      1,
     );
-    if (claimed.rowCount === 0) return; // another instance has it, or the upload was replaced
+    if (claimed.length === 0) return; // another instance has it, or the upload was replaced
     this.onChange(job);
     const started = Date.now();
     const dir = `pkg-${randomUUID().slice(0, 8)}`;

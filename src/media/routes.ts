@@ -1,10 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
-import { authenticate, type Services } from '../context.ts';
+import { admit } from '../context.ts';
+import type { Services } from '../services.ts';
 import { AppError, notFound } from '../errors.ts';
+import { sendJson } from '../http/json.ts';
+import { clientDigest } from './digest.ts';
+import type { MediaAccess } from './lookup.ts';
+import { contentTypeOf, objectKey, type MediaKind, type MediaTarget } from './model.ts';
 import { notModified, parseRange, rangeStillValid } from './range.ts';
-import { MediaService, type MediaKind, type MediaTarget } from './service.ts';
-import { ObjectMissing } from './store.ts';
+import { ObjectMissing, type MediaStore } from './store.ts';
 
 /**
  * The media paths (api-contract 4.4), under `/api/accessories/{accessoryId}/activities/{activityId}`:
@@ -13,6 +17,8 @@ import { ObjectMissing } from './store.ts';
  *     PUT       /image  /mp4                      (ingest)
  *
  * and the same reads under `.../{activityId}/signed/{expires}.{mac}/...` without a bearer token.
+ * This is the HTTP side of media: it reads the headers and the body stream and hands the media
+ * service plain values (src/media/service.ts).
  */
 const MEDIA_PATH =
   /^\/api\/accessories\/([^/]+)\/activities\/([^/]+)\/(?:signed\/([^/]+)\/)?(image|mp4|mpd|hls\/[^/]+|dash\/[^/]+)$/;
@@ -55,6 +61,9 @@ function decode(segment: string): string {
   }
 }
 
+/** The media type of a `Content-Type` header: lowercased, without parameters. */
+const mediaType = (header: string | undefined) => header?.split(';')[0]!.trim().toLowerCase();
+
 /**
  * Serves the media paths; resolves with the route label for metrics, or undefined when the path
  * is not a media path (the caller routes it elsewhere).
@@ -74,9 +83,18 @@ export async function handleMediaRequest(
   const media = services.media;
   try {
     if (method === 'PUT' && !token && (name === 'image' || name === 'mp4')) {
-      const ctx = await authenticate(services, req.headers.authorization);
+      const ctx = await admit(services, req.headers.authorization, res);
       ctx.require('ingest');
-      const { created, body } = await media.upload(name, accessoryId, activityId, req);
+      const length = req.headers['content-length'];
+      const { created, body } = await media.uploads.upload({
+        kind: name,
+        accessoryId,
+        activityId,
+        contentType: mediaType(req.headers['content-type']),
+        declaredBytes: length === undefined ? undefined : Number(length),
+        sha256: clientDigest(req.headers),
+        body: req,
+      });
       sendJson(res, created ? 201 : 200, body, { ETag: `"${body.sha256}"` });
       return label(name, false);
     }
@@ -90,19 +108,17 @@ export async function handleMediaRequest(
       );
     }
     const wanted = resource(name);
-    let target: MediaTarget;
+    let access: MediaAccess;
     if (token) {
-      media.signer.verify(accessoryId, activityId, token);
-      if (!wanted) throw notFound('media');
-      target = await media.target(accessoryId, activityId, wanted.kind);
+      access = { signature: token };
     } else {
-      const ctx = await authenticate(services, req.headers.authorization);
+      const ctx = await admit(services, req.headers.authorization, res);
       ctx.require('activities_basic');
-      const account = await ctx.ownAccount();
-      if (!wanted) throw notFound('media');
-      target = await media.target(accessoryId, activityId, wanted.kind, account.accountId);
+      access = { accountId: (await ctx.ownAccount()).accountId };
     }
-    await serve(req, res, media, target, wanted, Boolean(token));
+    // A path naming no media file is a 404 from `find`, once the caller is checked.
+    const target = await media.lookup.find(accessoryId, activityId, wanted?.kind, access);
+    await serve(req, res, media.store, target, wanted!, Boolean(token));
     return label(name, Boolean(token));
   } catch (err) {
     // Errors are never cached: the media may appear, or the URL be renewed, a moment later.
@@ -114,7 +130,7 @@ export async function handleMediaRequest(
 async function serve(
   req: IncomingMessage,
   res: ServerResponse,
-  media: MediaService,
+  store: MediaStore,
   target: MediaTarget,
   wanted: Resource,
   signed: boolean,
@@ -142,13 +158,7 @@ async function serve(
     if (!file) throw notFound('media');
     size = file.size;
     sha256 = file.sha256;
-    contentType = wanted.file.endsWith('.m3u8')
-      ? 'application/vnd.apple.mpegurl'
-      : wanted.file.endsWith('.mpd')
-        ? 'application/dash+xml'
-        : wanted.file.endsWith('.mp4')
-          ? 'video/mp4'
-          : 'video/iso.segment';
+    contentType = contentTypeOf(wanted.file) ?? 'video/iso.segment';
   }
 
   const etag = `"${sha256}"`;
@@ -196,7 +206,7 @@ async function serve(
     );
     return;
   }
-  const key = MediaService.key(target, wanted.file);
+  const key = objectKey(target, wanted.file);
   const part = range.kind === 'partial' ? range.range : undefined;
   const status = part ? 206 : 200;
   if (part) headers['Content-Range'] = `bytes ${part.start}-${part.end}/${size}`;
@@ -207,7 +217,7 @@ async function serve(
   }
   let body;
   try {
-    body = await media.store.read(key, part);
+    body = await store.read(key, part);
   } catch (err) {
     if (err instanceof ObjectMissing) throw notFound('media');
     throw err;
@@ -219,19 +229,4 @@ async function serve(
     // The client went away (or the store failed mid-way): the response cannot be repaired.
     res.destroy();
   }
-}
-
-function sendJson(
-  res: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): void {
-  const json = JSON.stringify(body);
-  res.writeHead(status, {
-    ...headers,
-    'Content-Type': 'application/json; charset=utf-8',
-    'Content-Length': Buffer.byteLength(json),
-  });
-  res.end(json);
 }

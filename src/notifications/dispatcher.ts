@@ -3,6 +3,7 @@ import pg from 'pg';
 import type { WebhookConfig } from '../config.ts';
 import { queuedDeliveries, type EventSignal } from '../events/outbox.ts';
 import type { Metrics, WebhookQueueStats } from '../http/metrics.ts';
+import { deleteInBatches } from '../jobs/batches.ts';
 import type { Logger } from '../logger.ts';
 import type { Database } from '../storage/database.ts';
 import { secretContext, type SecretBox } from './secrets.ts';
@@ -37,8 +38,6 @@ export interface DispatcherOptions {
   logger: Logger;
   signal: EventSignal;
   metrics?: Metrics;
-  /** How often the delivery log is purged of entries past retention; 0: never. */
-  purgeIntervalMs?: number;
   maxInFlight?: number;
   maxInFlightPerReceiver?: number;
   pollIntervalMs?: number;
@@ -248,7 +247,6 @@ export class Dispatcher {
   readonly #maxInFlight: number;
   readonly #perReceiver: number;
   readonly #pollIntervalMs: number;
-  readonly #purgeIntervalMs: number;
   readonly #leaseMs: number;
   readonly #unsubscribe: () => void;
 
@@ -279,7 +277,6 @@ export class Dispatcher {
   #listenRetry: NodeJS.Timeout | undefined;
   #notifying = false;
   #notifyAgain = false;
-  #purgeTimer: NodeJS.Timeout | undefined;
   #stats: { at: number; value: Promise<WebhookQueueStats> } | undefined;
   #closing: Promise<void> | undefined;
   #sinceAnalyze = 0;
@@ -312,7 +309,6 @@ export class Dispatcher {
     this.#maxInFlight = options.maxInFlight ?? 256;
     this.#perReceiver = options.maxInFlightPerReceiver ?? 16;
     this.#pollIntervalMs = options.pollIntervalMs ?? 1000;
-    this.#purgeIntervalMs = options.purgeIntervalMs ?? 0;
     this.#leaseMs = leaseMs(options.webhook.timeoutMs);
     this.#sender = createSender({
       timeoutMs: options.webhook.timeoutMs,
@@ -335,11 +331,6 @@ export class Dispatcher {
     this.#analyzeSoon(0);
     this.#loop = this.#run();
     void this.#listen();
-    if (this.#purgeIntervalMs > 0) {
-      this.#purgeTimer = setInterval(() => void this.#purge(), this.#purgeIntervalMs);
-      this.#purgeTimer.unref();
-      void this.#purge();
-    }
   }
 
   /** Looks for due work now (new deliveries, a freed slot). Cheap and coalescing. */
@@ -364,7 +355,6 @@ export class Dispatcher {
   async #close(): Promise<void> {
     this.#stopped = true;
     this.#unsubscribe();
-    clearInterval(this.#purgeTimer);
     clearTimeout(this.#listenRetry);
     this.wake();
     await this.#loop;
@@ -776,18 +766,6 @@ export class Dispatcher {
       .catch((err: unknown) => this.#logger.warn({ err }, 'analyzing the delivery queue failed'))
       .finally(() => (this.#analyzing = false));
   }
-
-  async #purge(): Promise<void> {
-    try {
-      const purged = await purgeDeliveryLog(
-        { pool: this.#pool },
-        this.#webhook.deliveryLogRetentionDays,
-      );
-      if (purged > 0) this.#logger.info({ purged }, 'purged the delivery log past retention');
-    } catch (err) {
-      if (!this.#stopped) this.#logger.error({ err }, 'purging the delivery log failed');
-    }
-  }
 }
 
 /**
@@ -795,22 +773,16 @@ export class Dispatcher {
  * statement holds many locks. Pending deliveries are kept whatever their age. Idempotent, so
  * several instances may run it at once.
  */
-export async function purgeDeliveryLog(
+export function purgeDeliveryLog(
   db: Pick<Database, 'pool'>,
   retentionDays: number,
   now = new Date(),
 ): Promise<number> {
   const cutoff = new Date(now.getTime() - retentionDays * 86_400_000).toISOString();
-  let total = 0;
-  for (;;) {
-    const { rowCount } = await db.pool.query(
-      `DELETE FROM deliveries WHERE id IN (
-         SELECT id FROM deliveries
-          WHERE created_at < $1 AND state <> 'pending' AND coalesce(finished_at, created_at) < $1
-          LIMIT 5000)`,
-      [cutoff],
-    );
-    total += rowCount ?? 0;
-    if ((rowCount ?? 0) < 5000) return total;
-  }
+  return deleteInBatches(db.pool, {
+    table: 'deliveries',
+    key: 'id',
+    where: "created_at < $1 AND state <> 'pending' AND coalesce(finished_at, created_at) < $1",
+    params: [cutoff],
+  });
 }

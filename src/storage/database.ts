@@ -31,6 +31,9 @@ export interface DatabaseOptions {
   poolSize?: number;
 }
 
+/** How long getting a connection to an external PostgreSQL may take before a request fails. */
+export const CONNECT_TIMEOUT_MS = 5000;
+
 /**
  * Opens the database and applies pending migrations. The embedded mode serves PGlite over a
  * loopback socket so that both modes share one code path (pg + @prisma/adapter-pg). PGlite is a
@@ -43,6 +46,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       connectionString: options.databaseUrl,
       max: options.poolSize ?? 10,
       application_name: 'clipgate',
+      // A database that does not answer fails requests (503) instead of queueing them forever.
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     });
     return finishOpen('postgres', pool, options.databaseUrl, options.logger, () => pool.end());
   }
@@ -68,7 +73,8 @@ async function finishOpen(
   logger: Logger,
   closeAll: () => Promise<void>,
 ): Promise<Database> {
-  pool.on('error', (err) => logger.warn({ err }, 'idle database connection failed'));
+  // The error carries its whole client object: log what it says, not that.
+  pool.on('error', (err) => logger.warn({ error: err.message }, 'idle database connection failed'));
   try {
     await migrate(pool, logger);
   } catch (err) {

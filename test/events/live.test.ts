@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { signDevToken } from '../../src/accounts/auth.ts';
 import { recordEvents } from '../../src/events/outbox.ts';
+import { purgeEventLog } from '../../src/events/log.ts';
 import { backends, startApp, TEST_SECRET, type TestApp } from '../helpers/app.ts';
 import { CreateActivity, ok, seedAccessory } from '../helpers/fixtures.ts';
 import {
@@ -151,7 +152,7 @@ describe.each(matrix)('live events on %s with the %s pub/sub', (backend, bus) =>
       code: 4403,
       reason: expect.stringMatching(/^Forbidden/),
     });
-    await waitFor(() => live().connections.total === 0, 'the refused sockets to close');
+    await waitFor(() => t.app.services.liveConnections.total === 0, 'the refused sockets to close');
   });
 
   it("refuses another account's accessory and account (NOT_FOUND), and a missing scope", async () => {
@@ -217,7 +218,8 @@ describe.each(matrix)('live events on %s with the %s pub/sub', (backend, bus) =>
       { extensions: { code: 'INVALID_ARGUMENT', details: { field: 'after' } } },
     ]);
     // The log forgets events past its retention (24 h): pretend a day and a half went by.
-    expect(await live().purge(new Date(Date.now() + 36 * 3_600_000))).toBeGreaterThan(0);
+    const later = new Date(Date.now() + 36 * 3_600_000);
+    expect(await purgeEventLog(t.app.services.db, 24, later)).toBeGreaterThan(0);
     const tooOld = watch(c.client, s.accessoryId, old);
     await tooOld.ended;
     expect(tooOld.errors).toMatchObject([
@@ -245,11 +247,11 @@ describe.each(matrix)('live events on %s with the %s pub/sub', (backend, bus) =>
       (e) => (JSON.parse(e.data) as { data: { accessoryEvents: { eventId: string } } }).data,
     );
     expect(received.map((d) => d.accessoryEvents.eventId)).toEqual(logged);
-    expect(live().connections.total).toBe(1);
+    expect(t.app.services.liveConnections.total).toBe(1);
     stream.abort();
     await stream.done;
     await waitFor(() => live().activeSubscriptions === 0, 'the SSE subscription to end');
-    expect(live().connections.total).toBe(0);
+    expect(t.app.services.liveConnections.total).toBe(0);
   });
 
   it('frees everything on unsubscribe and on disconnect', async () => {
@@ -269,7 +271,7 @@ describe.each(matrix)('live events on %s with the %s pub/sub', (backend, bus) =>
     await waitFor(() => live().activeSubscriptions === 0, 'all to end');
     expect(live().topicCount).toBe(0);
     expect(live().queuedEvents()).toBe(0);
-    await waitFor(() => live().connections.total === 0, 'the socket to close');
+    await waitFor(() => t.app.services.liveConnections.total === 0, 'the socket to close');
     const metrics = await (await fetch(`${t.url}/metrics`)).text();
     expect(metrics).toMatch(/^clipgate_live_subscriptions 0$/m);
     expect(metrics).toMatch(/^clipgate_live_sockets 0$/m);

@@ -1,4 +1,7 @@
+import { parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { operationCost } from '../../src/graphql/limits.ts';
+import { schema } from '../../src/graphql/schema.ts';
 import { graphql } from '../generated/index.ts';
 import { backends, startApp, type TestApp } from '../helpers/app.ts';
 import { gql } from '../helpers/client.ts';
@@ -164,6 +167,19 @@ describe.each(backends)('the Node interface on %s', (backend) => {
       '%%%',
     ];
     expect((await ok(t, reader, Nodes, { ids: unknown })).nodes).toEqual(unknown.map(() => null));
+  });
+
+  it('takes at most 100 ids at once, and prices them by their number', async () => {
+    const many = Array.from({ length: 101 }, () => accessoryId);
+    const refused = await gql(t.url, reader, Nodes, { ids: many });
+    expect(refused.errors?.[0]?.extensions).toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      details: { field: 'ids' },
+    });
+    expect((await ok(t, reader, Nodes, { ids: many.slice(1) })).nodes).toHaveLength(100);
+    const query = parse('query ($ids: [ID!]!) { nodes(ids: $ids) { id } }');
+    const cost = (n: number) => operationCost(schema, query, { ids: many.slice(0, n) }, undefined)!;
+    expect(cost(100) - cost(1)).toBe(99 * (cost(1) - 1));
   });
 
   it('asks for the scopes the same objects need elsewhere', async () => {

@@ -65,6 +65,8 @@ export async function startApp(
     DATA_DIR: dataDir,
     AUTH_DEV_SECRET: TEST_SECRET,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    // Suites drive many requests from one token; the rate-limit tests set their own budgets.
+    RATE_LIMIT_RPS: '0',
     ...(pgdb && { DATABASE_URL: pgdb.url }),
     ...env,
   });

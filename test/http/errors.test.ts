@@ -50,7 +50,7 @@ describe.each(backends)('HTTP errors on %s', (backend) => {
     );
   });
 
-  it('hides other accounts: 404 for their accessories and unknown ones', async () => {
+  it('hides other accounts: 404 for their accessories and unknown ones, 400 for malformed ids', async () => {
     const stranger = await t.token(['activities_basic'], 'someone-else');
     expect((await rest(t.url, stranger, 'POST', listPath(), {})).status).toBe(404);
     const unknown = await rest(
@@ -62,9 +62,18 @@ describe.each(backends)('HTTP errors on %s', (backend) => {
     );
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.code).toBe('NOT_FOUND');
-    expect(
-      (await rest(t.url, reader, 'POST', '/api/accessories/not-a-uuid/activities', {})).status,
-    ).toBe(404);
+    const malformed = await rest(
+      t.url,
+      reader,
+      'POST',
+      '/api/accessories/not-a-uuid/activities',
+      {},
+    );
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.error).toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      details: { field: 'accessoryId' },
+    });
     expect((await rest(t.url, reader, 'GET', `${listPath()}/20260101T000000Z`)).status).toBe(404);
     expect((await rest(t.url, reader, 'GET', '/api/nothing-here')).status).toBe(404);
     expect((await rest(t.url, reader, 'DELETE', listPath())).status).toBe(405);

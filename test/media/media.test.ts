@@ -388,7 +388,7 @@ describe.each(cases)('media on $backend with the $store store', ({ backend, stor
     expect((await upload(t, ingest, crypto.randomUUID(), id, 'image', clip.jpg)).status).toBe(404);
 
     // Nothing of the refused uploads is left behind.
-    await t.app.services.media.collectGarbage();
+    await t.app.services.media.cleanup.collectGarbage();
     expect(await t.app.services.media.store.list(`${accessoryId}/${id}/`)).toEqual([]);
     expect(await urls(id)).toBeNull();
   });
@@ -458,7 +458,7 @@ describe.each(cases)('media on $backend with the $store store', ({ backend, stor
     expect((await media.store.list(`${oldAccessory}/${old}/`)).length).toBe(1);
     await ok(t, admin, MediaSetRetention, { accountId: oldAccount, retentionDays: 10 });
     expect(await purgeExpiredActivities(t.app.services.db)).toBeGreaterThanOrEqual(1);
-    await media.collectGarbage();
+    await media.cleanup.collectGarbage();
     expect(await media.store.list(`${oldAccessory}/`)).toEqual([]);
 
     // Deleting the account deletes every object of its accessories.

@@ -1,0 +1,175 @@
+import { AppError, invalidArgument } from '../../errors.ts';
+import type { StoredEvent } from '../types.ts';
+import type { EventLogReader, LiveBus, LiveObserver, LiveSink } from './ports.ts';
+import { streamTopic, topicMessages, type Stream } from './stream.ts';
+import { Subscriber, type LiveSubscription } from './subscription.ts';
+import { Topic } from './topic.ts';
+
+export interface LiveOptions {
+  bus: LiveBus;
+  log: EventLogReader;
+  observer: LiveObserver;
+  /** Events one subscriber may have waiting before it is cut. */
+  bufferEvents: number;
+  /** How long the event log keeps events; `after` older than that is refused. */
+  retentionHours: number;
+  /** Events per read of the log (default 500). */
+  pageSize?: number;
+}
+
+export interface SubscribeOptions {
+  stream: Stream;
+  after?: string;
+  eventTypes?: readonly string[];
+  /** The connection it streams over (back-pressure, cutting a slow consumer). */
+  sink: LiveSink;
+  /** Called once when the subscription ends, however it ends. */
+  onEnd?: () => void;
+}
+
+const EVENT_ID = /^[1-9][0-9]{0,18}$/;
+
+/**
+ * Live events, whatever carries them (WebSocket and SSE adapters are in src/graphql): committed
+ * events go out on the bus (`publish`), and each instance streams them to its subscribers in id
+ * order per stream, without gap or repeat, resuming from the log with `after`.
+ *
+ * A `Topic` per stream with local subscribers restores the chain order and repairs what the bus
+ * lost from the log; a `Subscriber` per subscription replays the log after `after` and holds a
+ * bounded queue. Both depend only on the bus and the event-log reader given here.
+ */
+export class LiveEvents {
+  readonly #topics = new Map<string, Topic>();
+  readonly #options: LiveOptions & { pageSize: number };
+  readonly #stopReconnect: () => void;
+  #subscriptions = 0;
+  #draining = false;
+  #closed = false;
+
+  constructor(options: LiveOptions) {
+    this.#options = { ...options, pageSize: options.pageSize ?? 500 };
+    this.#stopReconnect = options.bus.onReconnect(() => {
+      for (const topic of this.#topics.values()) topic.resync();
+    });
+  }
+
+  /** Subscriptions currently joined to a topic, on this instance. */
+  get activeSubscriptions(): number {
+    return this.#subscriptions;
+  }
+
+  /** Topics this instance listens to. */
+  get topicCount(): number {
+    return this.#topics.size;
+  }
+
+  /** Events waiting in subscriber queues, over all subscribers of this instance. */
+  queuedEvents(): number {
+    let queued = 0;
+    for (const topic of this.#topics.values()) {
+      for (const subscriber of topic.subscribers) queued += subscriber.queued;
+    }
+    return queued;
+  }
+
+  /** Publishes committed events; call only after their transaction committed. */
+  publish(events: readonly StoredEvent[]): void {
+    if (this.#closed || events.length === 0) return;
+    for (const [topic, message] of topicMessages(events)) this.#options.bus.publish(topic, message);
+  }
+
+  /**
+   * Opens a subscription on a stream the caller may read (the caller checks ownership). With
+   * `after`, it first replays the logged events after that id.
+   */
+  async subscribe(options: SubscribeOptions): Promise<LiveSubscription> {
+    if (this.#draining) throw new AppError('UNAVAILABLE', 'the server is shutting down');
+    const { stream, after } = options;
+    if (after !== undefined) await this.#checkAfter(stream, after);
+    const topic = this.#topic(stream);
+    topic.acquire();
+    try {
+      await topic.ready;
+    } catch {
+      topic.release();
+      throw new AppError('UNAVAILABLE', 'live events are unavailable, try again');
+    }
+    if (this.#draining || topic.closed) {
+      topic.release();
+      throw new AppError(
+        'UNAVAILABLE',
+        this.#draining ? 'the server is shutting down' : 'live events were interrupted, try again',
+      );
+    }
+    const { log, observer, bufferEvents, pageSize } = this.#options;
+    const eventTypes = options.eventTypes && new Set<string>(options.eventTypes);
+    const subscriber: Subscriber = new Subscriber({
+      stream,
+      after,
+      eventTypes,
+      sink: options.sink,
+      bufferEvents,
+      readLog: (from) => log.read(stream, { after: from, eventTypes, limit: pageSize }),
+      pageSize,
+      observer,
+      leave: () => {
+        if (!topic.leave(subscriber)) return;
+        this.#subscriptions--;
+        observer.subscriptions(-1);
+        topic.release();
+      },
+      onEnd: options.onEnd,
+    });
+    topic.join(subscriber);
+    this.#subscriptions++;
+    observer.subscriptions(1);
+    return subscriber;
+  }
+
+  /** Ends every subscription (SSE streams complete) and refuses new ones. */
+  drain(): void {
+    this.#draining = true;
+    for (const topic of [...this.#topics.values()]) {
+      for (const subscriber of [...topic.subscribers]) void subscriber.return();
+    }
+  }
+
+  /** Ends every subscription and stops listening on the bus (which the caller closes). */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.drain();
+    this.#stopReconnect();
+    for (const topic of [...this.#topics.values()]) topic.close();
+  }
+
+  async #checkAfter(stream: Stream, after: string): Promise<void> {
+    if (!EVENT_ID.test(after) || !(await this.#options.log.holds(stream.accountId, after))) {
+      throw invalidArgument(
+        'after',
+        `after must be the eventId of an event of this stream within the event log's retention (${this.#options.retentionHours} hours); subscribe without after and reload the current state`,
+      );
+    }
+  }
+
+  /** The stream's topic, opened when it has none. */
+  #topic(stream: Stream): Topic {
+    const name = streamTopic(stream);
+    const existing = this.#topics.get(name);
+    if (existing) return existing;
+    const { bus, log, pageSize, observer } = this.#options;
+    const topic: Topic = new Topic({
+      name,
+      stream,
+      bus,
+      log,
+      pageSize,
+      observer,
+      onClose: () => {
+        if (this.#topics.get(name) === topic) this.#topics.delete(name);
+      },
+    });
+    this.#topics.set(name, topic);
+    return topic;
+  }
+}

@@ -1,0 +1,152 @@
+import { AppError } from '../../errors.ts';
+import type { EventLogReader, LiveBus, LiveObserver, TopicListener } from './ports.ts';
+import { compareIds, fromWire, type LiveEvent, type Stream, type WireEvent } from './stream.ts';
+import type { Subscriber } from './subscription.ts';
+
+export interface TopicOptions {
+  name: string;
+  stream: Stream;
+  bus: LiveBus;
+  log: EventLogReader;
+  /** Events per read of the log. */
+  pageSize: number;
+  observer: LiveObserver;
+  /** Called once when the topic closes (its last subscriber left, or it failed). */
+  onClose(): void;
+}
+
+/**
+ * One stream's events on this instance, in chain order, for its local subscribers: it listens
+ * once on the stream's topic and re-establishes the order there. A message whose `prev` is
+ * beyond the last event emitted overtook another (two instances published at once, or the bus
+ * lost one), and the events in between are read from the event log, which already holds them
+ * (they committed first). Events at or below the last emitted one are repeats and dropped.
+ * After the bus reconnected (`resync`), it reads what committed meanwhile from the log.
+ *
+ * `#emit` is the topic's fan-out: the one place where each event reaches every subscriber.
+ */
+export class Topic {
+  /** Resolves once the topic is live: listening, with its baseline read. */
+  readonly ready: Promise<void>;
+  readonly #options: TopicOptions;
+  readonly #subscribers = new Set<Subscriber>();
+  readonly #listener: TopicListener;
+  /** Subscribers joined or joining; the topic closes when it drops to zero. */
+  #refs = 0;
+  /** The id of the last event emitted in order; undefined until the baseline is read. */
+  #last: string | undefined;
+  #inbox: WireEvent[] = [];
+  #busy = false;
+  #resync = false;
+  #closed = false;
+
+  constructor(options: TopicOptions) {
+    this.#options = options;
+    this.#listener = options.bus.listen(options.name, (message) => {
+      if (this.#closed) return;
+      for (const event of message.events) this.#inbox.push(event);
+      void this.#drain();
+    });
+    // The baseline is read once the topic is live: what committed before it is in the log,
+    // what commits after it arrives on the topic.
+    this.ready = this.#listener.ready
+      .then(() => options.log.head(options.stream))
+      .then((head) => {
+        this.#last = head;
+        void this.#drain();
+      });
+    this.ready.catch((err: unknown) => {
+      options.observer.failed(err, 'opening a live-event topic failed', options.name);
+      this.close();
+    });
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  get subscribers(): ReadonlySet<Subscriber> {
+    return this.#subscribers;
+  }
+
+  /** Counts a subscriber that is about to join; each `acquire` is undone by one `release`. */
+  acquire(): void {
+    this.#refs++;
+  }
+
+  release(): void {
+    this.#refs--;
+    if (this.#refs <= 0) this.close();
+  }
+
+  join(subscriber: Subscriber): void {
+    this.#subscribers.add(subscriber);
+  }
+
+  /** True when the subscriber was joined (it leaves once; then `release`). */
+  leave(subscriber: Subscriber): boolean {
+    return this.#subscribers.delete(subscriber);
+  }
+
+  /** The bus was away: whatever committed meanwhile is in the log. */
+  resync(): void {
+    this.#resync = true;
+    void this.#drain();
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#inbox = [];
+    this.#listener.stop();
+    this.#options.onClose();
+  }
+
+  /** Emits the pending events in chain order; one drain runs at a time. */
+  async #drain(): Promise<void> {
+    if (this.#busy || this.#last === undefined) return;
+    this.#busy = true;
+    try {
+      while (!this.#closed && (this.#inbox.length > 0 || this.#resync)) {
+        if (this.#resync) {
+          this.#resync = false;
+          await this.#catchUp(undefined);
+          continue;
+        }
+        const batch = this.#inbox;
+        this.#inbox = [];
+        for (const event of batch) {
+          if (this.#closed) break;
+          if (compareIds(event.eventId, this.#last) <= 0) continue;
+          if (event.prev != null && compareIds(event.prev, this.#last) > 0) {
+            await this.#catchUp(event.eventId);
+            if (compareIds(event.eventId, this.#last) <= 0) continue;
+          }
+          this.#emit(fromWire(event));
+        }
+      }
+    } catch (err) {
+      this.#options.observer.failed(err, 'live-event topic failed', this.#options.name);
+      const error = new AppError('UNAVAILABLE', 'live events were interrupted; resume with after');
+      for (const subscriber of [...this.#subscribers]) subscriber.fail(error);
+      this.close();
+    } finally {
+      this.#busy = false;
+    }
+  }
+
+  /** Emits the logged events after the last one emitted (and before `before`, if given). */
+  async #catchUp(before: string | undefined): Promise<void> {
+    const { log, stream, pageSize } = this.#options;
+    for (;;) {
+      const rows = await log.read(stream, { after: this.#last!, before, limit: pageSize });
+      for (const row of rows) this.#emit(row);
+      if (rows.length < pageSize || this.#closed) return;
+    }
+  }
+
+  #emit(event: LiveEvent): void {
+    this.#last = event.eventId;
+    for (const subscriber of this.#subscribers) subscriber.deliver(event);
+  }
+}

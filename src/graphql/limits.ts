@@ -1,0 +1,147 @@
+import type { Plugin } from 'graphql-yoga';
+import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
+import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
+import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
+import {
+  GraphQLError,
+  type DocumentNode,
+  type GraphQLSchema,
+  type ValidationContext,
+} from 'graphql';
+import { getComplexity, type ComplexityEstimatorArgs } from 'graphql-query-complexity';
+import type { LimitsConfig } from '../config.ts';
+
+/**
+ * What one GraphQL operation may ask for, checked before anything runs (over HTTP, SSE and
+ * WebSocket alike, since all three go through Yoga's envelop): aliases, depth and tokens by the
+ * graphql-armor plugins, and a cost by graphql-query-complexity where a field with page
+ * arguments multiplies the cost of its selection by `first`/`last`/`limit` (or its default page
+ * size when absent), and one with an `ids` list (`nodes`) by the number of ids. Over a limit: INVALID_ARGUMENT naming the limit, its value and what was
+ * measured, answered like a validation error.
+ */
+export interface LimitRefusals {
+  refused(): void;
+}
+
+/** A field's default page size, for the cost of a page asked for without `first`/`last`. */
+export const DEFAULT_PAGE_SIZE = 20;
+const PAGE_ARGS = ['first', 'last', 'limit'] as const;
+
+function limitError(limit: string, max: number, message: string, measured?: number) {
+  return new GraphQLError(message, {
+    extensions: {
+      code: 'INVALID_ARGUMENT',
+      details: { limit, max, ...(measured !== undefined && { measured }) },
+      // Like Yoga's own request errors: 400 with application/graphql-response+json, 200 with
+      // plain JSON (GraphQL over HTTP).
+      http: { status: 400, spec: true },
+    },
+  });
+}
+
+/**
+ * Each field costs 1, plus its selection's cost times its page size when it has page arguments,
+ * or times the number of ids it fetches.
+ */
+export function fieldCost({ field, args, childComplexity }: ComplexityEstimatorArgs): number {
+  // Objects fetched by their ids (`nodes`): the selection once per id.
+  if (Array.isArray(args.ids)) return 1 + args.ids.length * childComplexity;
+  if (!field.args.some((a) => (PAGE_ARGS as readonly string[]).includes(a.name))) {
+    return 1 + childComplexity;
+  }
+  const given = PAGE_ARGS.map((name) => args[name]).find((v) => typeof v === 'number');
+  const pageSize =
+    typeof given === 'number'
+      ? Math.max(0, given)
+      : Number(field.extensions?.defaultPageSize ?? DEFAULT_PAGE_SIZE);
+  return 1 + pageSize * childComplexity;
+}
+
+/** The cost of an operation, or undefined when it cannot be computed (e.g. bad variables). */
+export function operationCost(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  variables: Record<string, unknown> | undefined,
+  operationName: string | undefined,
+): number | undefined {
+  try {
+    return getComplexity({
+      schema,
+      query: document,
+      variables: variables ?? {},
+      operationName,
+      estimators: [fieldCost],
+    });
+  } catch {
+    // Execution reports what is wrong with the operation itself.
+    return undefined;
+  }
+}
+
+export function operationLimits(
+  config: LimitsConfig['graphql'],
+  refusals: LimitRefusals,
+): Plugin[] {
+  // graphql-armor reports "limit of N exceeded, found M": keep its wording, add the details.
+  const reject =
+    (limit: string, max: number) => (ctx: ValidationContext | null, error: GraphQLError) => {
+      refusals.refused();
+      const message = error.message.replace(/^Syntax Error: /, '');
+      const found = /found (\d+)/.exec(message)?.[1];
+      const ours = limitError(
+        limit,
+        max,
+        `${limit}: ${message}`,
+        found === undefined ? undefined : Number(found),
+      );
+      if (!ctx) throw ours;
+      ctx.reportError(ours);
+    };
+  const armor = (limit: string, max: number) => ({
+    n: max,
+    exposeLimits: true,
+    propagateOnRejection: false,
+    onReject: [reject(limit, max)],
+  });
+
+  const checkCost = (
+    args: {
+      schema: GraphQLSchema;
+      document: DocumentNode;
+      variableValues?: Record<string, unknown> | null;
+      operationName?: string | null;
+    },
+    stop: (result: { errors: GraphQLError[] }) => void,
+  ) => {
+    const cost = operationCost(
+      args.schema,
+      args.document,
+      args.variableValues ?? undefined,
+      args.operationName ?? undefined,
+    );
+    if (cost === undefined || cost <= config.maxCost) return;
+    refusals.refused();
+    stop({
+      errors: [
+        limitError(
+          'GRAPHQL_MAX_COST',
+          config.maxCost,
+          `GRAPHQL_MAX_COST: the operation costs ${cost}, more than ${config.maxCost}; ask for smaller pages (first/last) or fewer fields`,
+          cost,
+        ),
+      ],
+    });
+  };
+
+  return [
+    maxTokensPlugin(armor('GRAPHQL_MAX_TOKENS', config.maxTokens)),
+    maxAliasesPlugin(armor('GRAPHQL_MAX_ALIASES', config.maxAliases)),
+    maxDepthPlugin({ ...armor('GRAPHQL_MAX_DEPTH', config.maxDepth), ignoreIntrospection: true }),
+    {
+      onExecute: ({ args, setResultAndStopExecution }) =>
+        checkCost(args, setResultAndStopExecution),
+      onSubscribe: ({ args, setResultAndStopExecution }) =>
+        checkCost(args, setResultAndStopExecution),
+    },
+  ];
+}

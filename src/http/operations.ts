@@ -1,0 +1,63 @@
+import type { Database } from '../storage/database.ts';
+import { sendJson } from './json.ts';
+import type { Metrics } from './metrics.ts';
+import type { HttpHandler } from './server.ts';
+
+export interface OperationsOptions {
+  db: Database;
+  metrics: Pick<Metrics, 'registry'>;
+  /** The OpenAPI document, serialized once. */
+  openapi: string;
+  /** True once the app drains: /readyz answers 503. */
+  draining(): boolean;
+}
+
+/** `/healthz` (the process is up), `/readyz` (the database answers, not draining), `/metrics`, `/openapi.json`. */
+export function operationsHandler({
+  db,
+  metrics,
+  openapi,
+  draining,
+}: OperationsOptions): HttpHandler {
+  return async (_req, res, pathname) => {
+    switch (pathname) {
+      case '/healthz':
+        sendJson(res, 200, { status: 'ok' });
+        return pathname;
+      case '/readyz': {
+        const ready = !draining() && (await databaseAnswers(db));
+        sendJson(res, ready ? 200 : 503, { status: ready ? 'ready' : 'unavailable' });
+        return pathname;
+      }
+      case '/metrics':
+        res.writeHead(200, { 'content-type': metrics.registry.contentType });
+        res.end(await metrics.registry.metrics());
+        return pathname;
+      case '/openapi.json':
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(openapi);
+        return pathname;
+      default:
+        return undefined;
+    }
+  };
+}
+
+/** How long /readyz waits for the database. */
+const READY_TIMEOUT_MS = 2000;
+
+async function databaseAnswers(db: Database): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), READY_TIMEOUT_MS);
+  });
+  const answer = db.pool.query('SELECT 1').then(
+    () => true,
+    () => false,
+  );
+  try {
+    return await Promise.race([answer, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

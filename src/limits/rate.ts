@@ -1,0 +1,123 @@
+import { Redis } from 'ioredis';
+import RedisGCRA from 'redis-gcra';
+import type { Principal } from '../accounts/auth.ts';
+import type { LimitsConfig } from '../config.ts';
+import { AppError } from '../errors.ts';
+import type { Logger } from '../logger.ts';
+import { MemoryBuckets, type BucketDecision, type BucketPolicy } from './gcra.ts';
+
+/**
+ * Rate limits per OAuth client and account (the token's `client_id` and subject): a token
+ * bucket of `RATE_LIMIT_RPS` with bursts of `RATE_LIMIT_BURST`, or for tokens with the ingest
+ * scope `RATE_LIMIT_INGEST_RPS` with two seconds' worth of burst. With `REDIS_URL` the buckets
+ * live in Redis and every instance shares them; without it, or while Redis does not answer,
+ * each instance keeps its own (logged once when it starts and once when it ends).
+ */
+export interface RateDecision extends BucketDecision {
+  policy: BucketPolicy;
+}
+
+/** How long a bucket check may wait for Redis before this instance's buckets answer instead. */
+const REDIS_TIMEOUT_MS = 250;
+
+export class RateLimiter {
+  readonly #policies: { standard: BucketPolicy; ingest: BucketPolicy } | undefined;
+  readonly #memory = new MemoryBuckets();
+  readonly #redis: Redis | undefined;
+  readonly #shared: ReturnType<typeof RedisGCRA> | undefined;
+  #fallback = false;
+
+  constructor(
+    config: LimitsConfig,
+    redisUrl: string | undefined,
+    private readonly logger: Logger,
+  ) {
+    if (config.rateRps === 0) return;
+    this.#policies = {
+      standard: { name: 'default', ratePerSecond: config.rateRps, burst: config.rateBurst },
+      ingest: { name: 'ingest', ratePerSecond: config.ingestRps, burst: 2 * config.ingestRps },
+    };
+    if (redisUrl) {
+      // No offline queue and a short timeout: while Redis is away, a check fails at once and the
+      // local bucket answers, instead of requests waiting for a reconnection.
+      this.#redis = new Redis(redisUrl, {
+        connectionName: 'clipgate-rate-limits',
+        enableOfflineQueue: false,
+        commandTimeout: REDIS_TIMEOUT_MS,
+        maxRetriesPerRequest: 0,
+        lazyConnect: true,
+      });
+      this.#redis.on('error', () => {}); // reported once, by #take, when a check falls back
+      this.#redis.connect().catch(() => {});
+      this.#shared = RedisGCRA({ redis: this.#redis, keyPrefix: 'clipgate:rate' });
+    }
+  }
+
+  /** Takes one request from the caller's bucket; undefined when limiting is off. */
+  async consume(principal: Principal): Promise<RateDecision | undefined> {
+    if (!this.#policies) return undefined;
+    const policy = principal.scopes.has('ingest') ? this.#policies.ingest : this.#policies.standard;
+    const key = `${policy.name}:${principal.clientId}:${principal.subject}`;
+    return { ...(await this.#take(key, policy)), policy };
+  }
+
+  async close(): Promise<void> {
+    this.#redis?.disconnect();
+  }
+
+  async #take(key: string, policy: BucketPolicy): Promise<BucketDecision> {
+    if (this.#shared) {
+      try {
+        const r = await this.#shared.limit({
+          key,
+          burst: policy.burst,
+          rate: policy.ratePerSecond,
+          period: 1000,
+        });
+        if (this.#fallback) {
+          this.#fallback = false;
+          this.logger.info('rate limits are shared through Redis again');
+        }
+        return {
+          allowed: !r.limited,
+          remaining: r.remaining,
+          retryAfterMs: r.retryIn,
+          resetMs: r.resetIn,
+        };
+      } catch (err) {
+        if (!this.#fallback) {
+          this.#fallback = true;
+          this.logger.warn(
+            { err },
+            'Redis does not answer: rate limits fall back to per-instance buckets',
+          );
+        }
+      }
+    }
+    return this.#memory.take(key, policy);
+  }
+}
+
+/**
+ * The IETF RateLimit headers (draft-ietf-httpapi-ratelimit-headers): the policy as `q` requests
+ * per window `w` (the burst, over the seconds the rate takes to refill it), and what is left of
+ * it with `r` and the seconds `t` until the bucket is full again.
+ */
+export function rateLimitHeaders(d: RateDecision): Record<string, string> {
+  const { name, burst, ratePerSecond } = d.policy;
+  const window = Math.max(1, Math.ceil(burst / ratePerSecond));
+  return {
+    'RateLimit-Policy': `"${name}";q=${burst};w=${window}`,
+    RateLimit: `"${name}";r=${d.remaining};t=${Math.ceil(d.resetMs / 1000)}`,
+  };
+}
+
+export function rateLimited(d: RateDecision): AppError {
+  const retryAfter = Math.max(1, Math.ceil(d.retryAfterMs / 1000));
+  return new AppError(
+    'RATE_LIMITED',
+    `too many requests for this client and account: at most ${d.policy.ratePerSecond} per second (bursts of ${d.policy.burst}); retry after ${retryAfter} s`,
+    { retryAfterSeconds: retryAfter },
+    { 'Retry-After': String(retryAfter), ...rateLimitHeaders(d) },
+  );
+}

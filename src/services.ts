@@ -1,0 +1,141 @@
+import path from 'node:path';
+import { AccessoryService } from './accessories/service.ts';
+import { createAuthenticator, type Authenticator } from './accounts/auth.ts';
+import { AccountService } from './accounts/service.ts';
+import { ActivityService } from './activities/service.ts';
+import type { Config } from './config.ts';
+import { EventSignal } from './events/outbox.ts';
+import { createEventBus } from './events/pubsub.ts';
+import { ConnectionLimiter } from './events/live/connections.ts';
+import { LiveEvents } from './events/live/live-events.ts';
+import { liveObserver } from './events/live/observer.ts';
+import { EventLog } from './events/log.ts';
+import { createMetrics, type Metrics } from './http/metrics.ts';
+import type { Disposables } from './lifecycle.ts';
+import { RateLimiter } from './limits/rate.ts';
+import type { Logger } from './logger.ts';
+import { MediaService } from './media/service.ts';
+import { Dispatcher } from './notifications/dispatcher.ts';
+import { createSecretBox, loadSecretsKey } from './notifications/secrets.ts';
+import { NotificationService } from './notifications/service.ts';
+import { openDatabase, type Database } from './storage/database.ts';
+import { ZoneService } from './zones/service.ts';
+
+/** The domain services, built once per app and shared by REST, GraphQL and background jobs. */
+export interface Services {
+  config: Config;
+  logger: Logger;
+  metrics: Metrics;
+  db: Database;
+  auth: Authenticator;
+  signal: EventSignal;
+  /** Live events for GraphQL subscriptions, fed with what `signal` reports committed. */
+  live: LiveEvents;
+  /** Live connections (WebSockets, SSE streams) per instance and per token subject. */
+  liveConnections: ConnectionLimiter;
+  accounts: AccountService;
+  accessories: AccessoryService;
+  activities: ActivityService;
+  media: MediaService;
+  notifications: NotificationService;
+  /** Webhook delivery: claims what the outbox queued and sends it. */
+  dispatcher: Dispatcher;
+  /** Each OAuth client's request budget per account (shared through Redis when set). */
+  rateLimiter: RateLimiter;
+  zones: ZoneService;
+}
+
+export interface ServiceOptions {
+  logger: Logger;
+  /** Where the embedded database lives; default `<DATA_DIR>/pgdata`, `memory://` for tests. */
+  embeddedDir?: string;
+}
+
+/**
+ * Opens the database and builds the services on it, each registering its undoing with
+ * `disposables` as soon as it exists. Nothing runs in the background yet: `startServices`.
+ */
+export async function buildServices(
+  config: Config,
+  options: ServiceOptions,
+  disposables: Disposables,
+): Promise<Services> {
+  const { logger } = options;
+  const db = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    embeddedDir: options.embeddedDir ?? path.join(config.dataDir, 'pgdata'),
+    logger,
+  });
+  disposables.defer('database', () => db.close());
+  const auth = await createAuthenticator({
+    auth: config.auth,
+    scopePrefix: config.scopePrefix,
+    dataDir: config.dataDir,
+    logger,
+  });
+  const metrics = createMetrics();
+  const signal = new EventSignal();
+  const secrets = createSecretBox(
+    (await loadSecretsKey(config.dataDir, config.webhook.secretsKey, logger)).key,
+  );
+  const notifications = new NotificationService(db, config.webhook, secrets);
+  const dispatcher = new Dispatcher({
+    db,
+    webhook: config.webhook,
+    secrets,
+    logger,
+    signal,
+    metrics,
+  });
+  notifications.onQueued(() => dispatcher.wake());
+  // Attempts in flight finish (and are recorded) before the database closes.
+  disposables.defer('webhook dispatcher', () => dispatcher.close());
+  const media = await MediaService.create(db, config, logger);
+  disposables.defer('media', () => media.close());
+  // Committed events go to the pub/sub (Redis when REDIS_URL is set), which feeds the
+  // subscribers of every instance.
+  const bus = await createEventBus(config.redisUrl, logger);
+  disposables.defer('event bus', () => bus.close());
+  const live = new LiveEvents({
+    bus,
+    log: new EventLog(db),
+    observer: liveObserver(metrics, logger),
+    bufferEvents: config.live.bufferEvents,
+    retentionHours: config.eventLogRetentionHours,
+  });
+  disposables.defer('live events', () => live.close());
+  signal.subscribe((events) => live.publish(events));
+  const rateLimiter = new RateLimiter(config.limits, config.redisUrl, logger);
+  disposables.defer('rate limiter', () => rateLimiter.close());
+  const accessories = new AccessoryService(db);
+  return {
+    config,
+    logger,
+    metrics,
+    db,
+    auth,
+    signal,
+    live,
+    liveConnections: new ConnectionLimiter(
+      config.live.maxConnections,
+      config.live.maxConnectionsPerSubject,
+    ),
+    accounts: new AccountService(db, signal),
+    accessories,
+    activities: new ActivityService(db, accessories, signal),
+    media,
+    notifications,
+    dispatcher,
+    rateLimiter,
+    zones: new ZoneService(db, accessories, signal),
+  };
+}
+
+/**
+ * Starts what works on its own: webhook delivery (resuming what is pending) and media (following
+ * events). Periodic work, packaging's poll among it, is src/jobs/background.ts.
+ */
+export async function startServices(services: Services): Promise<void> {
+  services.dispatcher.start();
+  await services.media.start(services.signal);
+}

@@ -1,0 +1,162 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MemoryBuckets, takeToken } from '../../src/limits/gcra.ts';
+import { backends, startApp, type TestApp } from '../helpers/app.ts';
+import { rest } from '../helpers/client.ts';
+import { seedAccessory } from '../helpers/fixtures.ts';
+import { redisUrl, wsClient } from '../events/live-helpers.ts';
+
+const policy = { name: 'default', ratePerSecond: 50, burst: 100 };
+
+describe('token bucket (GCRA)', () => {
+  it('lets a burst through at once, then the rate', () => {
+    const buckets = new MemoryBuckets();
+    const at = 1_000_000;
+    const burst = Array.from({ length: 100 }, () => buckets.take('k', policy, at));
+    expect(burst.every((d) => d.allowed)).toBe(true);
+    expect(burst.map((d) => d.remaining).slice(0, 3)).toEqual([99, 98, 97]);
+    expect(burst.at(-1)!.remaining).toBe(0);
+    const refused = buckets.take('k', policy, at);
+    expect(refused).toMatchObject({ allowed: false, remaining: 0, retryAfterMs: 20 });
+    expect(refused.resetMs).toBe(2000);
+    // A token comes back every 20 ms: a second later, 50 more.
+    const later = Array.from({ length: 51 }, () => buckets.take('k', policy, at + 1000));
+    expect(later.filter((d) => d.allowed)).toHaveLength(50);
+    // Other keys have their own bucket.
+    expect(buckets.take('other', policy, at).remaining).toBe(99);
+  });
+
+  it('never stores a refusal and fills up to the burst, not beyond', () => {
+    const first = takeToken(undefined, 0, policy);
+    expect(first.tat).toBe(20);
+    const refusedState = takeToken(2000 + 20, 0, policy);
+    expect(refusedState.decision.allowed).toBe(false);
+    expect(refusedState.tat).toBe(2020);
+    // An hour idle: a full bucket, not an hour's worth of tokens.
+    expect(takeToken(20, 3_600_000, policy).decision.remaining).toBe(99);
+  });
+});
+
+describe.each(backends)('rate limits on %s', (backend) => {
+  let t: TestApp;
+  let accessoryId: string;
+  let ingest: string;
+  beforeAll(async () => {
+    t = await startApp(backend, { RATE_LIMIT_RPS: '2', RATE_LIMIT_BURST: '5' });
+    ({ accessoryId, ingest } = await seedAccessory(t));
+  });
+  afterAll(() => t.close());
+
+  const list = (token: string) =>
+    rest(t.url, token, 'POST', `/api/accessories/${accessoryId}/activities`, {});
+  const graphql = (token: string) =>
+    fetch(`${t.url}/graphql`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ viewer { clientId } }' }),
+    });
+
+  it('answers 429 over the burst, with Retry-After and the RateLimit headers on every answer', async () => {
+    const reader = await t.token(['activities_basic'], 'user-1', 'burst-client');
+    const first = await list(reader);
+    expect(first.status).toBe(200);
+    expect(first.headers.get('ratelimit-policy')).toBe('"default";q=5;w=3');
+    expect(first.headers.get('ratelimit')).toMatch(/^"default";r=4;t=\d+$/);
+    // Nine more at once: four fit in the burst, the rest are refused (a token comes back every
+    // half second, so a slow machine may let one more through).
+    const rest9 = await Promise.all(Array.from({ length: 9 }, () => list(reader)));
+    const refused = rest9.filter((a) => a.status === 429);
+    expect(rest9.filter((a) => a.status === 200).length).toBeGreaterThanOrEqual(4);
+    expect(refused.length).toBeGreaterThanOrEqual(4);
+    for (const answer of refused) {
+      expect(answer.body.error.code).toBe('RATE_LIMITED');
+      expect(Number(answer.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(answer.headers.get('ratelimit')).toMatch(/^"default";r=0;t=\d+$/);
+    }
+
+    // GraphQL over HTTP shares the bucket and answers the same 429.
+    const gqlRefused = await graphql(reader);
+    expect(gqlRefused.status).toBe(429);
+    expect(Number(gqlRefused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    const body = (await gqlRefused.json()) as { errors: { extensions: { code: string } }[] };
+    expect(body.errors[0]!.extensions.code).toBe('RATE_LIMITED');
+
+    // The bucket refills at the rate: after a second, requests pass again.
+    await new Promise((r) => setTimeout(r, 1100));
+    expect((await list(reader)).status).toBe(200);
+  });
+
+  it('keeps one bucket per OAuth client and account, and a larger one for ingest tokens', async () => {
+    const a = await t.token(['activities_basic'], 'user-1', 'client-a');
+    for (let i = 0; i < 5; i++) await list(a);
+    expect((await list(a)).status).toBe(429);
+    // The same client on another account, and another client on the same account: untouched.
+    const sameAccountOtherClient = await t.token(['activities_basic'], 'user-1', 'client-b');
+    expect((await graphql(sameAccountOtherClient)).status).toBe(200);
+    const otherAccount = await t.token(['activities_basic'], 'user-2', 'client-a');
+    expect((await graphql(otherAccount)).status).toBe(200);
+    // Ingest tokens: RATE_LIMIT_INGEST_RPS (5000) with two seconds' worth of burst.
+    const res = await graphql(ingest);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('ratelimit-policy')).toBe('"ingest";q=10000;w=2');
+  });
+
+  it('counts each WebSocket subscribe as one request', async () => {
+    const reader = await t.token(['activities_basic'], 'user-1', 'ws-client');
+    const ws = wsClient(t.url, `Bearer ${reader}`);
+    const refusals: string[] = [];
+    const stops = Array.from({ length: 7 }, () =>
+      ws.client.subscribe(
+        { query: `subscription { accessoryEvents(accessoryId: "${accessoryId}") { eventId } }` },
+        {
+          next: () => {},
+          error: (errors) => {
+            const list = errors as { extensions?: { code?: string } }[];
+            refusals.push(list[0]?.extensions?.code ?? 'error');
+          },
+          complete: () => {},
+        },
+      ),
+    );
+    // Seven at once against a burst of five (plus what the rate refills meanwhile).
+    await expect.poll(() => refusals.length).toBeGreaterThanOrEqual(1);
+    stops.forEach((stop) => stop());
+    await ws.dispose();
+    expect(new Set(refusals)).toEqual(new Set(['RATE_LIMITED']));
+    expect(refusals.length).toBeLessThanOrEqual(2);
+  });
+});
+
+describe('rate limits turned off', () => {
+  it('sends no RateLimit headers and never answers 429 with RATE_LIMIT_RPS=0', async () => {
+    const t = await startApp('pglite', { RATE_LIMIT_RPS: '0', RATE_LIMIT_BURST: '1' });
+    try {
+      const reader = await t.token(['activities_basic']);
+      for (let i = 0; i < 5; i++) {
+        const res = await rest(t.url, reader, 'GET', '/api/accessories');
+        expect(res.status).toBe(200);
+        expect(res.headers.get('ratelimit')).toBeNull();
+      }
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe.runIf(redisUrl)('rate limits shared through Redis', () => {
+  it('two instances take from one bucket', async () => {
+    const env = { RATE_LIMIT_RPS: '1', RATE_LIMIT_BURST: '4', REDIS_URL: redisUrl! };
+    const [a, b] = await Promise.all([startApp('pglite', env), startApp('pglite', env)]);
+    try {
+      // A client unique to this run: the bucket lives in the shared Redis.
+      const token = await a.token(['activities_basic'], 'user-1', `shared-${crypto.randomUUID()}`);
+      const statuses = [];
+      for (let i = 0; i < 6; i++) {
+        const app = i % 2 === 0 ? a : b;
+        statuses.push((await rest(app.url, token, 'GET', '/api/accessories')).status);
+      }
+      expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+});

@@ -25,11 +25,11 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { Pool } from 'undici';
+import { reportMotion } from '../src/activities/motion.ts';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { verifyNotification } from '../src/notifications/receiver.ts';
-import { reportMotion } from '../src/notifications/service.ts';
 import { notificationHeaders } from '../src/notifications/signing.ts';
 
 const AUTH_KEY = 'bench-receiver-key-0123456789';
@@ -216,25 +216,15 @@ async function runBench(): Promise<void> {
       );
       accessories.push(accessory.accessoryId);
       for (let c = 0; c < fanout; c++) {
-        const principal = {
-          subject: `bench-${i}`,
-          clientId: `client-${c}`,
-          scopes: new Set(['notifications', 'notifications_motion']),
-          rawScopes: [],
-          expiresAt: undefined,
-        };
-        const ctx = {
-          services,
-          principal,
-          require: () => undefined,
-          account: async () => account,
-          ownAccount: async () => account,
-        } as unknown as Parameters<typeof services.notifications.register>[0];
-        await services.notifications.register(ctx, account.accountId, {
-          url: receiverUrl,
-          authKey: AUTH_KEY,
-          eventTypes: ['activity_created', 'activity_finished', 'motion_started', 'motion_ended'],
-        });
+        await services.notifications.register(
+          { accountId: account.accountId, clientId: `client-${c}` },
+          {
+            url: receiverUrl,
+            authKey: AUTH_KEY,
+            eventTypes: ['activity_created', 'activity_finished', 'motion_started', 'motion_ended'],
+          },
+          true,
+        );
       }
     }
 

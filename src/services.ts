@@ -15,7 +15,7 @@ import type { Disposables } from './lifecycle.ts';
 import { RateLimiter } from './limits/rate.ts';
 import type { Logger } from './logger.ts';
 import { MediaService } from './media/service.ts';
-import { Dispatcher } from './notifications/dispatcher.ts';
+import { Dispatcher } from './notifications/delivery/dispatcher.ts';
 import { createSecretBox, loadSecretsKey } from './notifications/secrets.ts';
 import { NotificationService } from './notifications/service.ts';
 import { openDatabase, type Database } from './storage/database.ts';
@@ -78,7 +78,12 @@ export async function buildServices(
   const secrets = createSecretBox(
     (await loadSecretsKey(config.dataDir, config.webhook.secretsKey, logger)).key,
   );
-  const notifications = new NotificationService(db, config.webhook, secrets);
+  const notifications = new NotificationService(
+    db,
+    config.webhook,
+    secrets,
+    auth.scopeName('notifications_motion'),
+  );
   const dispatcher = new Dispatcher({
     db,
     webhook: config.webhook,

@@ -1,7 +1,9 @@
 import { AccessoryRef } from '../accessories/schema.ts';
 import { invalidArgument } from '../errors.ts';
+import type { EventType } from '../events/types.ts';
 import { builder } from '../graphql/builder.ts';
 import { ActivityMediaRef } from '../media/schema.ts';
+import { EventTypeRef } from '../notifications/schema.ts';
 import {
   ActivityWhere,
   bothFilters,
@@ -11,6 +13,7 @@ import {
 import { parseFilter } from './filter/index.ts';
 import { isActivityId } from './ids.ts';
 import type { ActivityRecord } from './model.ts';
+import { reportMotion, type MotionState } from './motion.ts';
 import { DEFAULT_LIMIT, MAX_LIMIT, type ActivityKey, type ListRequest } from './service.ts';
 
 export const ActivityRef = builder
@@ -200,6 +203,28 @@ const UpdateActivityInput = builder.inputType('UpdateActivityInput', {
   }),
 });
 
+const MotionStateRef = builder.enumType('MotionState', {
+  values: ['started', 'ended'] as const,
+});
+
+const MotionEventRef = builder
+  .objectRef<{
+    eventId: string;
+    eventType: EventType;
+    accessoryId: string;
+    motionZones: string[];
+    timestamp: string;
+  }>('MotionEvent')
+  .implement({
+    fields: (t) => ({
+      eventId: t.exposeID('eventId'),
+      eventType: t.field({ type: EventTypeRef, resolve: (e) => e.eventType }),
+      accessoryId: t.exposeID('accessoryId'),
+      motionZones: t.exposeStringList('motionZones'),
+      timestamp: t.field({ type: 'DateTime', resolve: (e) => new Date(e.timestamp) }),
+    }),
+  });
+
 /** GraphQL input with nulls as "not given". */
 const given = <T>(value: T | null | undefined): T | undefined => value ?? undefined;
 
@@ -250,5 +275,33 @@ builder.mutationFields((t) => ({
     },
     resolve: (_root, { accessoryId, activityId, endTime }, ctx) =>
       ctx.services.activities.finish(String(accessoryId), activityId, endTime),
+  }),
+  reportMotion: t.field({
+    type: MotionEventRef,
+    description:
+      'Ingest: motion started or ended on an accessory. Records motion_started / motion_ended (eventData {accessoryId, motionZones, timestamp}); no activity changes.',
+    authScopes: { ingest: true },
+    args: {
+      accessoryId: t.arg.id({ required: true }),
+      state: t.arg({ type: MotionStateRef, required: true }),
+      at: t.arg({ type: 'DateTime', description: 'When; default now.' }),
+      motionZones: t.arg.stringList({ description: 'Zone ids z1..z5, zR; default none.' }),
+    },
+    resolve: async (_root, args, ctx) => {
+      const event = await reportMotion(ctx.services, {
+        accessoryId: String(args.accessoryId),
+        state: args.state as MotionState,
+        at: args.at ?? new Date(),
+        motionZones: args.motionZones ?? [],
+      });
+      const data = event.eventData as { motionZones: string[]; timestamp: string };
+      return {
+        eventId: event.eventId,
+        eventType: event.eventType as EventType,
+        accessoryId: String(args.accessoryId),
+        motionZones: data.motionZones,
+        timestamp: data.timestamp,
+      };
+    },
   }),
 }));

@@ -269,14 +269,19 @@ function activityEvent(
 
 const ZONE_ID = /^z[1-5R]$/;
 
+/** The motionZones of ingest: zone ids z1..z5 and zR, at most six. */
+export function checkMotionZones(motionZones: readonly string[]): void {
+  if (motionZones.length > 6 || !motionZones.every((z) => ZONE_ID.test(z))) {
+    throw invalidArgument('motionZones', 'motionZones holds zone ids z1..z5 and zR');
+  }
+}
+
 function checkInput(input: ActivityInput): void {
   const { relevanceLevel, motionZones, objectLocations } = input;
   if (relevanceLevel !== undefined && (!Number.isInteger(relevanceLevel) || relevanceLevel < 0)) {
     throw invalidArgument('relevanceLevel', 'relevanceLevel must be a whole number, 0 or more');
   }
-  if (motionZones && (motionZones.length > 6 || !motionZones.every((z) => ZONE_ID.test(z)))) {
-    throw invalidArgument('motionZones', 'motionZones holds zone ids z1..z5 and zR');
-  }
+  if (motionZones) checkMotionZones(motionZones);
   if (
     objectLocations &&
     (objectLocations.length > 128 ||

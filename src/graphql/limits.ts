@@ -25,6 +25,8 @@ export interface LimitRefusals {
 
 /** A field's default page size, for the cost of a page asked for without `first`/`last`. */
 export const DEFAULT_PAGE_SIZE = 20;
+/** The largest page of a field, unless it says otherwise (`extensions.maxPageSize`). */
+const MAX_PAGE_SIZE = 100;
 const PAGE_ARGS = ['first', 'last', 'limit'] as const;
 
 function limitError(limit: string, max: number, message: string, measured?: number) {
@@ -44,15 +46,18 @@ function limitError(limit: string, max: number, message: string, measured?: numb
  * or times the number of ids it fetches.
  */
 export function fieldCost({ field, args, childComplexity }: ComplexityEstimatorArgs): number {
+  // A page larger than the field allows is refused by the field itself, with its own message:
+  // price it at the largest page it could return.
+  const max = Number(field.extensions?.maxPageSize ?? MAX_PAGE_SIZE);
   // Objects fetched by their ids (`nodes`): the selection once per id.
-  if (Array.isArray(args.ids)) return 1 + args.ids.length * childComplexity;
+  if (Array.isArray(args.ids)) return 1 + Math.min(args.ids.length, max) * childComplexity;
   if (!field.args.some((a) => (PAGE_ARGS as readonly string[]).includes(a.name))) {
     return 1 + childComplexity;
   }
   const given = PAGE_ARGS.map((name) => args[name]).find((v) => typeof v === 'number');
   const pageSize =
     typeof given === 'number'
-      ? Math.max(0, given)
+      ? Math.min(Math.max(0, given), max)
       : Number(field.extensions?.defaultPageSize ?? DEFAULT_PAGE_SIZE);
   return 1 + pageSize * childComplexity;
 }

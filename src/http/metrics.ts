@@ -62,7 +62,7 @@ export interface WebhookQueueStats {
   oldestPendingSeconds: number;
 }
 
-/** Webhook delivery metrics (src/notifications/dispatcher.ts); the queue gauges read `webhookQueue.stats` at scrape time. */
+/** Webhook delivery metrics (src/notifications/delivery/); the queue gauges read `webhookQueue.stats` at scrape time. */
 function webhookMetrics(registry: Registry) {
   const webhookQueue: { stats?: () => Promise<WebhookQueueStats> } = {};
   return {

@@ -1,6 +1,6 @@
 import { purgeExpiredActivities } from '../activities/retention.ts';
 import { purgeEventLog } from '../events/log.ts';
-import { purgeDeliveryLog } from '../notifications/dispatcher.ts';
+import { purgeDeliveryLog } from '../notifications/delivery/sql.ts';
 import type { Services } from '../services.ts';
 import type { PeriodicJob } from './scheduler.ts';
 

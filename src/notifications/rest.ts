@@ -3,7 +3,9 @@ import { notFound } from '../errors.ts';
 import { eventTypes } from '../events/types.ts';
 import { timestamp, uuid } from '../http/openapi.ts';
 import { route } from '../http/rest.ts';
-import { AUTH_KEY_MAX, AUTH_KEY_MIN, registrationJson, USER_DATA_MAX_BYTES } from './service.ts';
+import { callerOf, motionAllowed } from './caller.ts';
+import { AUTH_KEY_MAX, AUTH_KEY_MIN, USER_DATA_MAX_BYTES } from './registration.ts';
+import { registrationJson } from './service.ts';
 
 // The fields are checked by checkRegistration (shared with GraphQL), so that every problem is a
 // 400 naming the field itself; the schema here catches unknown fields and describes the body.
@@ -68,7 +70,12 @@ export const notificationRoutes = [
     body: registrationBody,
     response: registrationSchema,
     async handle(ctx, { params, body }) {
-      const registration = await ctx.services.notifications.register(ctx, params.accountId!, body);
+      const caller = await callerOf(ctx, params.accountId!);
+      const registration = await ctx.services.notifications.register(
+        caller,
+        body,
+        motionAllowed(ctx),
+      );
       return { body: registrationJson(registration) };
     },
   }),
@@ -80,7 +87,9 @@ export const notificationRoutes = [
     scopes: [...scopes],
     response: registrationSchema,
     async handle(ctx, { params }) {
-      const registration = await ctx.services.notifications.get(ctx, params.accountId!);
+      const registration = await ctx.services.notifications.get(
+        await callerOf(ctx, params.accountId!),
+      );
       if (!registration) throw notFound('registration');
       return { body: registrationJson(registration) };
     },
@@ -92,7 +101,8 @@ export const notificationRoutes = [
     summary: "Removes the calling client's registration; what is still queued for it is dropped",
     scopes: [...scopes],
     async handle(ctx, { params }) {
-      if (!(await ctx.services.notifications.unregister(ctx, params.accountId!))) {
+      const caller = await callerOf(ctx, params.accountId!);
+      if (!(await ctx.services.notifications.unregister(caller))) {
         throw notFound('registration');
       }
       return { status: 204 };

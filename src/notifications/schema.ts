@@ -1,13 +1,12 @@
 import { AppError, invalidArgument } from '../errors.ts';
-import { recordedEventTypes, type EventType } from '../events/types.ts';
+import { recordedEventTypes } from '../events/types.ts';
 import { builder } from '../graphql/builder.ts';
+import { callerOf, motionAllowed } from './caller.ts';
 import {
   MAX_DELIVERIES_PAGE,
-  reportMotion,
   TEST_EVENT_TYPE,
   type AttemptView,
   type DeliveryView,
-  type MotionState,
   type RegistrationView,
 } from './service.ts';
 
@@ -17,10 +16,6 @@ export const EventTypeRef = builder.enumType('EventType', {
     'The event types of notifications and subscriptions, by their wire names. zones_saved is streamed to subscribers only: registrations refuse it.',
   // Every type the event log records, so that subscriptions can stream them all (issue 4).
   values: recordedEventTypes,
-});
-
-const MotionStateRef = builder.enumType('MotionState', {
-  values: ['started', 'ended'] as const,
 });
 
 const DeliveryStateRef = builder.enumType('DeliveryState', {
@@ -79,9 +74,11 @@ const DeliveryRef = builder
         'The delivery id (for redeliverNotification and the cursors of the delivery log), which is also its global id.',
       resolve: (d) => d.deliveryId,
     },
-    loadMany: (ids, ctx) => {
+    loadMany: async (ids, ctx) => {
       ctx.require('notifications', 'notifications_motion');
-      return ctx.services.notifications.deliveriesById(ctx, ids);
+      // A caller without an account has no deliveries.
+      const caller = await orNull(callerOf(ctx));
+      return caller ? ctx.services.notifications.deliveriesById(caller, ids) : ids.map(() => null);
     },
   })
   .implement({
@@ -103,24 +100,6 @@ const DeliveryRef = builder
       createdAt: t.expose('createdAt', { type: 'DateTime' }),
       finishedAt: t.expose('finishedAt', { type: 'DateTime', nullable: true }),
       attempts: t.field({ type: [AttemptRef], resolve: (d) => d.attempts }),
-    }),
-  });
-
-const MotionEventRef = builder
-  .objectRef<{
-    eventId: string;
-    eventType: EventType;
-    accessoryId: string;
-    motionZones: string[];
-    timestamp: string;
-  }>('MotionEvent')
-  .implement({
-    fields: (t) => ({
-      eventId: t.exposeID('eventId'),
-      eventType: t.field({ type: EventTypeRef, resolve: (e) => e.eventType }),
-      accessoryId: t.exposeID('accessoryId'),
-      motionZones: t.exposeStringList('motionZones'),
-      timestamp: t.field({ type: 'DateTime', resolve: (e) => new Date(e.timestamp) }),
     }),
   });
 
@@ -151,7 +130,11 @@ builder.queryFields((t) => ({
     authScopes: notifications,
     args: { accountId: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) =>
-      orNull(ctx.services.notifications.get(ctx, String(args.accountId))),
+      orNull(
+        callerOf(ctx, String(args.accountId)).then((caller) =>
+          ctx.services.notifications.get(caller),
+        ),
+      ),
   }),
   notificationDeliveries: t.connection(
     {
@@ -173,11 +156,8 @@ builder.queryFields((t) => ({
           throw invalidArgument('first', `first must be 1..${MAX_DELIVERIES_PAGE}`);
         }
         const page = await orNull(
-          ctx.services.notifications.deliveries(
-            ctx,
-            String(args.accountId),
-            first,
-            args.after ?? undefined,
+          callerOf(ctx, String(args.accountId)).then((caller) =>
+            ctx.services.notifications.deliveries(caller, first, args.after ?? undefined),
           ),
         );
         if (!page) return null;
@@ -205,28 +185,33 @@ builder.mutationFields((t) => ({
       "Registers (or overwrites) the calling client's receiver on its account; in effect when this returns. motion_* types need notifications_motion.",
     authScopes: notifications,
     args: { input: t.arg({ type: RegisterInput, required: true }) },
-    resolve: (_root, { input }, ctx) =>
-      ctx.services.notifications.register(ctx, String(input.accountId), {
-        url: input.url,
-        authKey: input.authKey,
-        eventTypes: input.eventTypes,
-        userData: not(input.userData),
-      }),
+    resolve: async (_root, { input }, ctx) =>
+      ctx.services.notifications.register(
+        await callerOf(ctx, String(input.accountId)),
+        {
+          url: input.url,
+          authKey: input.authKey,
+          eventTypes: input.eventTypes,
+          userData: not(input.userData),
+        },
+        motionAllowed(ctx),
+      ),
   }),
   unregisterNotifications: t.boolean({
     description:
       "Removes the calling client's registration (what is still queued for it is dropped); false when there was none.",
     authScopes: notifications,
     args: { accountId: t.arg.id({ required: true }) },
-    resolve: (_root, args, ctx) =>
-      ctx.services.notifications.unregister(ctx, String(args.accountId)),
+    resolve: async (_root, args, ctx) =>
+      ctx.services.notifications.unregister(await callerOf(ctx, String(args.accountId))),
   }),
   sendTestNotification: t.field({
     type: DeliveryRef,
     description: `Sends a notification with eventType ${TEST_EVENT_TYPE} and eventData {} to the calling client's receiver, like any other (signed, retried, logged). ${TEST_EVENT_TYPE} is not an EventType: receivers should answer 2xx to types they do not know.`,
     authScopes: notifications,
     args: { accountId: t.arg.id({ required: true }) },
-    resolve: (_root, args, ctx) => ctx.services.notifications.sendTest(ctx, String(args.accountId)),
+    resolve: async (_root, args, ctx) =>
+      ctx.services.notifications.sendTest(await callerOf(ctx, String(args.accountId))),
   }),
   redeliverNotification: t.field({
     type: DeliveryRef,
@@ -234,35 +219,7 @@ builder.mutationFields((t) => ({
       'Queues a discarded (or dropped, or gone) delivery again, to the registration as it is now, for a full round of attempts; a pending or delivered one is a CONFLICT.',
     authScopes: notifications,
     args: { deliveryId: t.arg.id({ required: true }) },
-    resolve: (_root, args, ctx) =>
-      ctx.services.notifications.redeliver(ctx, String(args.deliveryId)),
-  }),
-  reportMotion: t.field({
-    type: MotionEventRef,
-    description:
-      'Ingest: motion started or ended on an accessory. Records motion_started / motion_ended (eventData {accessoryId, motionZones, timestamp}); no activity changes.',
-    authScopes: { ingest: true },
-    args: {
-      accessoryId: t.arg.id({ required: true }),
-      state: t.arg({ type: MotionStateRef, required: true }),
-      at: t.arg({ type: 'DateTime', description: 'When; default now.' }),
-      motionZones: t.arg.stringList({ description: 'Zone ids z1..z5, zR; default none.' }),
-    },
-    resolve: async (_root, args, ctx) => {
-      const event = await reportMotion(ctx.services, {
-        accessoryId: String(args.accessoryId),
-        state: args.state as MotionState,
-        at: args.at ?? new Date(),
-        motionZones: args.motionZones ?? [],
-      });
-      const data = event.eventData as { motionZones: string[]; timestamp: string };
-      return {
-        eventId: event.eventId,
-        eventType: event.eventType as EventType,
-        accessoryId: String(args.accessoryId),
-        motionZones: data.motionZones,
-        timestamp: data.timestamp,
-      };
-    },
+    resolve: async (_root, args, ctx) =>
+      ctx.services.notifications.redeliver(await callerOf(ctx), String(args.deliveryId)),
   }),
 }));

@@ -4,35 +4,33 @@ import { isIP } from 'node:net';
 import type { LookupFunction } from 'node:net';
 import type { Readable } from 'node:stream';
 import { Agent, buildConnector } from 'undici';
+import {
+  outcomeOf,
+  type AttemptError,
+  type AttemptRequest,
+  type AttemptResult,
+} from './delivery/policy.ts';
 import { notificationHeaders } from './signing.ts';
 import { classifyAddress } from './ssrf.ts';
 
-export type AttemptErrorClass =
-  'timeout' | 'dns' | 'connect' | 'tls' | 'blocked_address' | 'protocol';
-
-export interface AttemptResult {
-  outcome: 'accepted' | 'gone' | 'failed';
-  status: number | null;
-  error: AttemptErrorClass | null;
-  errorMessage: string | null;
-  durationMs: number;
-  responseSnippet: string;
-}
+/** The error classes of an attempt that was sent (key_unavailable is one that was not). */
+type AttemptErrorClass = Exclude<AttemptError, 'key_unavailable'>;
 
 export interface Sender {
-  /** One delivery attempt. Never throws: every failure is an AttemptResult. */
-  send(args: {
-    url: string;
-    body: Uint8Array;
-    authKey: string;
-    webhookId: string;
-  }): Promise<AttemptResult>;
+  /**
+   * One delivery attempt, signed now (signing.ts). Never throws: every failure is an
+   * AttemptResult.
+   */
+  send(request: AttemptRequest): Promise<AttemptResult>;
   close(): Promise<void>;
 }
 
 const SNIPPET_BYTES = 2048;
 /** How long reading the snippet may take after the response headers, beyond the attempt budget. */
 const SNIPPET_READ_MS = 1000;
+
+/** The longest one attempt can take: the budget, then reading the response snippet. */
+export const attemptMaxMs = (timeoutMs: number): number => timeoutMs + SNIPPET_READ_MS;
 
 class BlockedAddressError extends Error {
   constructor(hostname: string, address: string, range: string) {
@@ -132,7 +130,7 @@ export function createSender(options: {
     },
   });
 
-  async function send(args: Parameters<Sender['send']>[0]): Promise<AttemptResult> {
+  async function send(args: AttemptRequest): Promise<AttemptResult> {
     const started = performance.now();
     const result = (
       fields: Pick<AttemptResult, 'outcome' | 'status' | 'error' | 'errorMessage'>,
@@ -176,9 +174,10 @@ export function createSender(options: {
       clearTimeout(timer);
       const status = response.statusCode;
       const snippet = await readSnippet(response.body);
-      const outcome =
-        status >= 200 && status < 300 ? 'accepted' : status === 410 ? 'gone' : 'failed';
-      return result({ outcome, status, error: null, errorMessage: null }, snippet);
+      return result(
+        { outcome: outcomeOf(status), status, error: null, errorMessage: null },
+        snippet,
+      );
     } catch (err) {
       return result({
         outcome: 'failed',

@@ -1,20 +1,13 @@
-import type { AccessoryService } from '../accessories/service.ts';
 import type { WebhookConfig } from '../config.ts';
-import type { RequestContext } from '../context.ts';
-import { AppError, conflict, invalidArgument, notFound } from '../errors.ts';
-import { recordEvents, type EventSignal } from '../events/outbox.ts';
-import { isEventType, type EventType, type StoredEvent } from '../events/types.ts';
+import { conflict, invalidArgument, notFound, permissionDenied } from '../errors.ts';
+import { isEventType, type EventType } from '../events/types.ts';
 import type { Database } from '../storage/database.ts';
-import { webhookIdOf, type DeliveryState } from './dispatcher.ts';
+import { webhookIdOf, type AttemptOutcome, type DeliveryState } from './delivery/policy.ts';
+import { checkRegistration, MOTION_EVENT_TYPES, type RegistrationInput } from './registration.ts';
 import { secretContext, type SecretBox } from './secrets.ts';
-import { validateReceiverUrl } from './ssrf.ts';
 
-export const MOTION_EVENT_TYPES: readonly EventType[] = ['motion_started', 'motion_ended'];
 /** The eventType of sendTestNotification's deliveries; deliberately not an EventType. */
 export const TEST_EVENT_TYPE = 'test_notification';
-export const AUTH_KEY_MIN = 16;
-export const AUTH_KEY_MAX = 256;
-export const USER_DATA_MAX_BYTES = 4096;
 export const MAX_DELIVERIES_PAGE = 100;
 
 /** Delivery ids are the decimal form of a positive bigint. */
@@ -30,19 +23,20 @@ export interface RegistrationView {
   updatedAt: Date;
 }
 
-/** What PUT and registerNotifications take, before validation. */
-export interface RegistrationInput {
-  url: unknown;
-  authKey: unknown;
-  eventTypes: unknown;
-  userData?: unknown;
+/**
+ * Whose registration: the caller's own account and its OAuth client, as REST and GraphQL
+ * resolve them (caller.ts).
+ */
+export interface Caller {
+  accountId: string;
+  clientId: string;
 }
 
 export interface AttemptView {
   attempt: number;
   startedAt: Date;
   durationMs: number;
-  outcome: 'accepted' | 'gone' | 'failed';
+  outcome: AttemptOutcome;
   status: number | null;
   error: string | null;
   errorMessage: string | null;
@@ -122,69 +116,16 @@ const DELIVERY_COLUMNS = deliveryColumns();
 
 const REGISTRATION_COLUMNS = `account_id, client_id, url, event_types, user_data, created_at, updated_at`;
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-export interface CheckedRegistration {
-  url: URL;
-  authKey: string;
-  eventTypes: EventType[];
-  userData: Record<string, unknown> | null;
-}
-
-/**
- * Every validation of api-contract 4.5: 400s naming the field, then the 403 for motion types
- * without `notifications_motion`.
- */
-export function checkRegistration(
-  input: RegistrationInput,
-  webhook: Pick<WebhookConfig, 'allowHttp' | 'allowPrivateNetworks'>,
-  requireMotionScope: () => void,
-): CheckedRegistration {
-  const url = validateReceiverUrl(input.url, webhook);
-  const { authKey, eventTypes, userData } = input;
-  if (typeof authKey !== 'string') throw invalidArgument('authKey', 'authKey must be a string');
-  const length = [...authKey].length;
-  if (length < AUTH_KEY_MIN || length > AUTH_KEY_MAX) {
-    throw invalidArgument('authKey', `authKey must be ${AUTH_KEY_MIN}..${AUTH_KEY_MAX} characters`);
-  }
-  if (!Array.isArray(eventTypes) || eventTypes.length === 0) {
-    throw invalidArgument('eventTypes', 'eventTypes must be a non-empty list of event types');
-  }
-  const unknown = eventTypes.find((t) => !isEventType(t));
-  if (unknown !== undefined) {
-    throw invalidArgument(
-      'eventTypes',
-      `eventTypes: unknown event type ${JSON.stringify(unknown)}`,
-    );
-  }
-  const repeated = eventTypes.find((t, i) => eventTypes.indexOf(t) !== i);
-  if (repeated !== undefined) {
-    throw invalidArgument('eventTypes', `eventTypes lists ${String(repeated)} more than once`);
-  }
-  if (userData !== undefined && userData !== null) {
-    if (!isPlainObject(userData))
-      throw invalidArgument('userData', 'userData must be a JSON object');
-    if (Buffer.byteLength(JSON.stringify(userData)) > USER_DATA_MAX_BYTES) {
-      throw invalidArgument(
-        'userData',
-        `userData must be at most ${USER_DATA_MAX_BYTES} bytes of JSON`,
-      );
-    }
-  }
-  const types = eventTypes as EventType[];
-  if (types.some((t) => MOTION_EVENT_TYPES.includes(t))) requireMotionScope();
-  return { url, authKey, eventTypes: types, userData: isPlainObject(userData) ? userData : null };
-}
-
 /** Registrations, the delivery log, redelivery and test sends: the caller's own, always. */
 export class NotificationService {
   #wake: () => void = () => undefined;
 
+  /** `motionScope`: the full name of the scope motion types need, named by their 403. */
   constructor(
     private readonly db: Database,
     private readonly webhook: WebhookConfig,
     private readonly secrets: SecretBox,
+    private readonly motionScope: string,
   ) {}
 
   /** Lets queued work wake the dispatcher (set once it exists). */
@@ -193,20 +134,21 @@ export class NotificationService {
   }
 
   /**
-   * Creates or overwrites the caller's registration on its own account. Deliveries still pending
-   * for the registration follow it to the new url and key. Committed before it returns.
+   * Creates or overwrites the caller's registration. Deliveries still pending for the
+   * registration follow it to the new url and key. Committed before it returns. The input is
+   * checked first (400s), then motion types need `motionAllowed` (403).
    */
   async register(
-    ctx: RequestContext,
-    accountId: string,
+    caller: Caller,
     input: RegistrationInput,
+    motionAllowed: boolean,
   ): Promise<RegistrationView> {
-    const account = await ctx.ownAccount(accountId);
-    const checked = checkRegistration(input, this.webhook, () =>
-      ctx.require('notifications_motion'),
-    );
-    const clientId = ctx.principal.clientId;
-    const sealed = this.secrets.seal(checked.authKey, secretContext(account.accountId, clientId));
+    const checked = checkRegistration(input, this.webhook);
+    if (!motionAllowed && checked.eventTypes.some((t) => MOTION_EVENT_TYPES.includes(t))) {
+      throw permissionDenied(this.motionScope);
+    }
+    const { accountId, clientId } = caller;
+    const sealed = this.secrets.seal(checked.authKey, secretContext(accountId, clientId));
     try {
       const { rows } = await this.db.pool.query<RegistrationRow>(
         `WITH reg AS (
@@ -228,7 +170,7 @@ export class NotificationService {
          )
          SELECT ${REGISTRATION_COLUMNS} FROM reg`,
         [
-          account.accountId,
+          accountId,
           clientId,
           checked.url.href,
           checked.url.origin,
@@ -245,19 +187,17 @@ export class NotificationService {
     }
   }
 
-  async get(ctx: RequestContext, accountId: string): Promise<RegistrationView | null> {
-    const account = await ctx.ownAccount(accountId);
+  async get(caller: Caller): Promise<RegistrationView | null> {
     const { rows } = await this.db.pool.query<RegistrationRow>(
       `SELECT ${REGISTRATION_COLUMNS} FROM notification_registrations
         WHERE account_id = $1 AND client_id = $2`,
-      [account.accountId, ctx.principal.clientId],
+      [caller.accountId, caller.clientId],
     );
     return rows[0] ? registrationView(rows[0]) : null;
   }
 
   /** Removes the caller's registration and drops what is still queued for it; false if none. */
-  async unregister(ctx: RequestContext, accountId: string): Promise<boolean> {
-    const account = await ctx.ownAccount(accountId);
+  async unregister(caller: Caller): Promise<boolean> {
     const { rows } = await this.db.pool.query<{ n: number }>(
       `WITH removed AS (
          DELETE FROM notification_registrations WHERE account_id = $1 AND client_id = $2
@@ -268,19 +208,17 @@ export class NotificationService {
             AND EXISTS (SELECT 1 FROM removed)
        )
        SELECT count(*)::int AS n FROM removed`,
-      [account.accountId, ctx.principal.clientId],
+      [caller.accountId, caller.clientId],
     );
     return (rows[0]?.n ?? 0) > 0;
   }
 
   /** The caller's deliveries on its account, newest first, each with its attempts. */
   async deliveries(
-    ctx: RequestContext,
-    accountId: string,
+    caller: Caller,
     first: number,
     after: string | undefined,
   ): Promise<DeliveryPage> {
-    const account = await ctx.ownAccount(accountId);
     if (!Number.isInteger(first) || first < 1 || first > MAX_DELIVERIES_PAGE) {
       throw invalidArgument('first', `first must be 1..${MAX_DELIVERIES_PAGE}`);
     }
@@ -291,7 +229,7 @@ export class NotificationService {
       `SELECT ${DELIVERY_COLUMNS} FROM deliveries
         WHERE account_id = $1 AND client_id = $2 AND ($3::bigint IS NULL OR id < $3::bigint)
         ORDER BY deliveries.id DESC LIMIT $4`,
-      [account.accountId, ctx.principal.clientId, after ?? null, first + 1],
+      [caller.accountId, caller.clientId, after ?? null, first + 1],
     );
     const page = rows.slice(0, first);
     return { deliveries: await this.#withAttempts(page), hasNextPage: rows.length > first };
@@ -302,16 +240,15 @@ export class NotificationService {
    * that does not exist or belongs to another account or client.
    */
   async deliveriesById(
-    ctx: RequestContext,
+    caller: Caller,
     deliveryIds: readonly string[],
   ): Promise<(DeliveryView | null)[]> {
-    const account = await ctx.account();
     const wanted = deliveryIds.filter(isDeliveryId);
-    if (!account || wanted.length === 0) return deliveryIds.map(() => null);
+    if (wanted.length === 0) return deliveryIds.map(() => null);
     const { rows } = await this.db.pool.query<DeliveryRow>(
       `SELECT ${DELIVERY_COLUMNS} FROM deliveries
         WHERE id = ANY ($3::bigint[]) AND account_id = $1 AND client_id = $2`,
-      [account.accountId, ctx.principal.clientId, wanted],
+      [caller.accountId, caller.clientId, wanted],
     );
     const found = new Map((await this.#withAttempts(rows)).map((d) => [d.deliveryId, d]));
     return deliveryIds.map((id) => found.get(id) ?? null);
@@ -321,9 +258,8 @@ export class NotificationService {
    * Queues a finished delivery again, to the registration as it is now (its url, key and
    * userData), for a full round of attempts. Pending or delivered ones: 409.
    */
-  async redeliver(ctx: RequestContext, deliveryId: string): Promise<DeliveryView> {
-    const account = await ctx.ownAccount();
-    const clientId = ctx.principal.clientId;
+  async redeliver(caller: Caller, deliveryId: string): Promise<DeliveryView> {
+    const { accountId, clientId } = caller;
     if (!isDeliveryId(deliveryId)) throw notFound('delivery');
     const { rows } = await this.db.pool.query<DeliveryRow>(
       `UPDATE deliveries d
@@ -335,7 +271,7 @@ export class NotificationService {
           AND r.account_id = $1 AND r.client_id = $2
           AND d.state IN ('discarded', 'gone', 'dropped')
         RETURNING ${deliveryColumns('d.')}`,
-      [account.accountId, clientId, deliveryId],
+      [accountId, clientId, deliveryId],
     );
     if (rows[0]) {
       this.#wake();
@@ -343,7 +279,7 @@ export class NotificationService {
     }
     const { rows: existing } = await this.db.pool.query<{ state: DeliveryState }>(
       `SELECT state FROM deliveries WHERE id = $3::bigint AND account_id = $1 AND client_id = $2`,
-      [account.accountId, clientId, deliveryId],
+      [accountId, clientId, deliveryId],
     );
     const state = existing[0]?.state;
     if (state === undefined) throw notFound('delivery');
@@ -353,15 +289,14 @@ export class NotificationService {
   }
 
   /** Queues a `test_notification` to the caller's registration, sent like any other. */
-  async sendTest(ctx: RequestContext, accountId: string): Promise<DeliveryView> {
-    const account = await ctx.ownAccount(accountId);
+  async sendTest(caller: Caller): Promise<DeliveryView> {
     const { rows } = await this.db.pool.query<DeliveryRow>(
       `INSERT INTO deliveries (kind, account_id, client_id, event_type, event_data, user_data,
                                url, origin, auth_key)
        SELECT 'test', account_id, client_id, $3, '{}'::jsonb, user_data, url, origin, auth_key
          FROM notification_registrations WHERE account_id = $1 AND client_id = $2
        RETURNING ${DELIVERY_COLUMNS}`,
-      [account.accountId, ctx.principal.clientId, TEST_EVENT_TYPE],
+      [caller.accountId, caller.clientId, TEST_EVENT_TYPE],
     );
     if (!rows[0]) throw notFound('registration');
     this.#wake();
@@ -418,42 +353,4 @@ export class NotificationService {
       attempts: byDelivery.get(r.id) ?? [],
     }));
   }
-}
-
-export type MotionState = 'started' | 'ended';
-
-const ZONE_ID = /^z[1-5R]$/;
-
-/**
- * Ingest: the camera saw motion start or end. Records `motion_started` / `motion_ended` (and
- * queues its deliveries) without touching any activity.
- */
-export async function reportMotion(
-  deps: { db: Database; accessories: AccessoryService; signal: EventSignal },
-  args: { accessoryId: string; state: MotionState; at: Date; motionZones: string[] },
-): Promise<StoredEvent> {
-  const { accessoryId, state, at, motionZones } = args;
-  if (motionZones.length > 6 || !motionZones.every((z) => ZONE_ID.test(z))) {
-    throw invalidArgument('motionZones', 'motionZones holds zone ids z1..z5 and zR');
-  }
-  if (new Set(motionZones).size !== motionZones.length) {
-    throw invalidArgument('motionZones', 'motionZones lists a zone more than once');
-  }
-  if (Number.isNaN(at.getTime())) throw invalidArgument('at', 'at must be a timestamp');
-  const accessory = await deps.accessories.get(accessoryId);
-  if (!accessory) throw notFound('accessory');
-  const stored = await deps.db.prisma.$transaction((tx) =>
-    recordEvents(tx, [
-      {
-        accountId: accessory.accountId,
-        accessoryId,
-        eventType: state === 'started' ? 'motion_started' : 'motion_ended',
-        eventData: { accessoryId, motionZones, timestamp: at.toISOString() },
-      },
-    ]),
-  );
-  deps.signal.committed(stored);
-  const [event] = stored;
-  if (!event) throw new AppError('INTERNAL', 'the event was not recorded');
-  return event;
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { purgeDeliveryLog } from '../../src/notifications/dispatcher.ts';
+import { purgeDeliveryLog } from '../../src/notifications/delivery/sql.ts';
 import { createSecretBox, secretContext } from '../../src/notifications/secrets.ts';
 import { backends, startApp, type TestApp } from '../helpers/app.ts';
 import { gql, rest } from '../helpers/client.ts';

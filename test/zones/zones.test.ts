@@ -142,11 +142,13 @@ describe.each(backends)('zones on %s', (backend) => {
   it("treats another account's accessory as missing", async () => {
     const before = (await rest(t.url, editor, 'GET', path(accessoryId))).body;
     for (const id of [otherAccessoryId, crypto.randomUUID(), 'not-a-uuid']) {
+      // A malformed id in a REST path is a 400 on it; a well-formed one of nobody's a 404.
+      const [status, code] = id === 'not-a-uuid' ? [400, 'INVALID_ARGUMENT'] : [404, 'NOT_FOUND'];
       const read = await rest(t.url, editor, 'GET', path(id));
-      expect(read.status).toBe(404);
-      expect(read.body.error.code).toBe('NOT_FOUND');
+      expect(read.status).toBe(status);
+      expect(read.body.error.code).toBe(code);
       const save = await rest(t.url, editor, 'PUT', path(id), { zones: [door] });
-      expect(save.status).toBe(404);
+      expect(save.status).toBe(status);
       const viaGraphql = await gql(t.url, editor, SaveZones, { accessoryId: id, zones: [door] });
       expect(viaGraphql.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
     }

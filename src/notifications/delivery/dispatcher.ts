@@ -1,0 +1,289 @@
+import { randomUUID } from 'node:crypto';
+import type { WebhookConfig } from '../../config.ts';
+import type { EventSignal } from '../../events/outbox.ts';
+import type { Metrics, WebhookQueueStats } from '../../http/metrics.ts';
+import type { Logger } from '../../logger.ts';
+import type { Database } from '../../storage/database.ts';
+import type { SecretBox } from '../secrets.ts';
+import { attemptMaxMs, createSender, type Sender } from '../sender.ts';
+import type { AttemptResult } from './policy.ts';
+import { OutcomeRecorder } from './recorder.ts';
+import { GoneReceivers, PREFETCH_MAX_AGE_MS, Slots } from './slots.ts';
+import {
+  claimDeliveries,
+  dispatcherPool,
+  handBack,
+  nextDueMs,
+  queueStats,
+  type ClaimedDelivery,
+  type Queryable,
+} from './sql.ts';
+import { call, handle, prepare, record, type StageContext } from './stages.ts';
+import { claimBackoffMs, untilNextDue, Wakeups } from './wakeups.ts';
+
+/**
+ * The webhook dispatcher: sends the deliveries the outbox queued (src/events/outbox.ts), at
+ * least once, logging every attempt. See docs/decisions.md, "Notifications". One pass of its
+ * loop, and one delivery's way through it, in stages named as in the code:
+ *
+ * 1. claim: one statement leases due deliveries to this instance (sql.ts), no more than its
+ *    slots and prefetch leave room for (slots.ts); saturated receiver origins are left out.
+ * 2. admit: each starts at once in a free slot of its origin, or waits prefetched for one;
+ *    one that waited too long is handed back unsent.
+ * 3. prepare: the receiver's key is opened and the request built (policy.ts); a key this
+ *    instance cannot open is an attempt not sent (key_unavailable).
+ * 4. call: the signed POST (sender.ts).
+ * 5. handle: success (2xx: delivered) or failure: a 410 removes the registration and drops its
+ *    queue; anything else is retried after the next delay, or discarded after the last
+ *    (policy.ts). The slot frees here; the delivery stays leased until its outcome is written.
+ * 6. record: the outcome joins the next batched write (recorder.ts), effective only while this
+ *    instance holds that attempt's lease (fenced by `attempt_count`).
+ *
+ * Then it waits for a wake-up (wakeups.ts). No transaction is held while sending. The claim and
+ * the record are where work is batched (CLAIM_BATCH rows per claim, a batch of outcomes per
+ * write): each is one function over a list.
+ */
+
+/** Attempts in flight per receiver origin. */
+const PER_ORIGIN = 16;
+/** Half of what the instance may hold in all, in flight and prefetched (slots.ts). */
+const MAX_IN_FLIGHT = 256;
+const CLAIM_BATCH = 100;
+const POLL_INTERVAL_MS = 1000;
+const STATS_CACHE_MS = 1000;
+/** Room to write an outcome after the attempt. */
+const RECORD_MARGIN_MS = 2000;
+
+/**
+ * The lease of a claimed delivery: it may wait (prefetched) up to PREFETCH_MAX_AGE_MS for a
+ * slot, then take a whole attempt, then its outcome is recorded.
+ */
+const leaseMs = (timeoutMs: number) =>
+  PREFETCH_MAX_AGE_MS + attemptMaxMs(timeoutMs) + RECORD_MARGIN_MS;
+
+export interface DispatcherOptions {
+  db: Database;
+  webhook: WebhookConfig;
+  secrets: SecretBox;
+  logger: Logger;
+  signal: EventSignal;
+  metrics?: Metrics;
+}
+
+export class Dispatcher {
+  readonly #instanceId = randomUUID();
+  readonly #pool: Queryable;
+  readonly #endPool: () => Promise<void>;
+  readonly #leaseMs: number;
+  readonly #logger: Logger;
+  readonly #metrics: Metrics | undefined;
+  readonly #sender: Sender;
+  readonly #slots = new Slots<ClaimedDelivery>({ perOrigin: PER_ORIGIN, total: MAX_IN_FLIGHT });
+  readonly #gone = new GoneReceivers();
+  readonly #wakeups: Wakeups;
+  readonly #recorder: OutcomeRecorder;
+  readonly #stages: StageContext;
+  readonly #tasks = new Set<Promise<void>>();
+  #started = false;
+  #stopped = false;
+  #loop: Promise<void> | undefined;
+  #closing: Promise<void> | undefined;
+  #stats: { at: number; value: Promise<WebhookQueueStats> } | undefined;
+
+  constructor(options: DispatcherOptions) {
+    this.#logger = options.logger.child({ component: 'dispatcher', instance: this.#instanceId });
+    const { pool, end } = dispatcherPool(options.db, (err) =>
+      this.#logger.warn({ err }, 'idle dispatcher connection failed'),
+    );
+    this.#pool = pool;
+    this.#endPool = end;
+    this.#leaseMs = leaseMs(options.webhook.timeoutMs);
+    this.#metrics = options.metrics;
+    this.#sender = createSender({
+      timeoutMs: options.webhook.timeoutMs,
+      allowPrivateNetworks: options.webhook.allowPrivateNetworks,
+      connectionsPerOrigin: PER_ORIGIN,
+    });
+    this.#wakeups = new Wakeups({
+      db: options.db,
+      signal: options.signal,
+      instanceId: this.#instanceId,
+      logger: this.#logger,
+    });
+    this.#recorder = new OutcomeRecorder(pool, this.#instanceId, this.#logger);
+    this.#stages = {
+      pool,
+      secrets: options.secrets,
+      sender: this.#sender,
+      recorder: this.#recorder,
+      gone: this.#gone,
+      retryDelaysMs: options.webhook.retryDelaysMs,
+      logger: this.#logger,
+      metrics: this.#metrics,
+    };
+    if (this.#metrics) this.#metrics.webhookQueue.stats = () => this.#queueStats();
+  }
+
+  /** Starts claiming; pending work of an earlier run (or a dead instance) resumes. */
+  start(): void {
+    if (this.#started || this.#stopped) return;
+    this.#started = true;
+    this.#recorder.churned(0); // analyzes the queue at once
+    this.#loop = this.#run();
+    this.#wakeups.start();
+  }
+
+  /** Looks for due work now (new deliveries, a freed slot). Cheap and coalescing. */
+  wake(): void {
+    this.#wakeups.wake();
+  }
+
+  /**
+   * Stops: no new claims; the attempts in flight finish and are recorded. What is still pending
+   * stays in the database for the next start (or another instance).
+   */
+  close(): Promise<void> {
+    return (this.#closing ??= this.#close());
+  }
+
+  async #close(): Promise<void> {
+    this.#stopped = true;
+    await this.#wakeups.close();
+    await this.#loop;
+    // Prefetched deliveries were not attempted: give their leases back for the next start.
+    const handedBack = this.#handBack(this.#slots.drain());
+    while (this.#tasks.size > 0) await Promise.all([...this.#tasks]);
+    await handedBack;
+    await this.#recorder.settled();
+    await this.#sender.close();
+    if (this.#metrics?.webhookQueue.stats) this.#metrics.webhookQueue.stats = undefined;
+    await this.#endPool();
+  }
+
+  async #run(): Promise<void> {
+    let failures = 0;
+    while (!this.#stopped) {
+      this.#wakeups.clear();
+      let delay: number | undefined;
+      try {
+        const room = this.#slots.room();
+        if (room > 0) {
+          const claimed = await this.#claim(Math.min(room, CLAIM_BATCH));
+          this.#admit(claimed);
+          failures = 0;
+          if (claimed.length > 0) continue; // there may be more, e.g. for other origins
+          const due = await nextDueMs(this.#pool, this.#slots.saturated());
+          delay = untilNextDue(due, this.#slots.full(), POLL_INTERVAL_MS);
+        }
+      } catch (err) {
+        if (this.#stopped) break;
+        failures++;
+        this.#logger.error({ err }, 'claiming deliveries failed');
+        delay = claimBackoffMs(failures);
+      }
+      if (this.#stopped) continue;
+      await this.#wakeups.sleep(delay ?? POLL_INTERVAL_MS);
+    }
+  }
+
+  /** claim: leases up to `limit` due deliveries, within the room of each origin. */
+  #claim(limit: number): Promise<ClaimedDelivery[]> {
+    return claimDeliveries(this.#pool, {
+      instanceId: this.#instanceId,
+      leaseMs: this.#leaseMs,
+      limit,
+      limits: this.#slots.claimLimits(),
+      perOrigin: PER_ORIGIN,
+    });
+  }
+
+  /** admit: starts what has a free slot, prefetches the rest. */
+  #admit(claimed: ClaimedDelivery[]): void {
+    const claimedAt = performance.now();
+    const skipped: ClaimedDelivery[] = [];
+    for (const delivery of claimed) {
+      // Its receiver just answered 410: it is being dropped with the registration.
+      if (this.#gone.has(delivery)) skipped.push(delivery);
+      else if (this.#stopped) this.#slots.prefetch(delivery, claimedAt);
+      else if (this.#slots.admit(delivery, claimedAt)) this.#start(delivery);
+    }
+    void this.#handBack(skipped);
+  }
+
+  /** Runs the attempt of a delivery that holds a slot; the slot frees once it is handled. */
+  #start(delivery: ClaimedDelivery): void {
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      this.#slots.release(delivery.origin);
+      this.#startNext(delivery.origin);
+      this.wake();
+    };
+    const task: Promise<void> = this.#dispatch(delivery, release)
+      .catch((err: unknown) => {
+        this.#logger.error(
+          { err, deliveryId: delivery.id },
+          'delivery attempt failed unexpectedly',
+        );
+      })
+      .finally(() => {
+        release();
+        this.#tasks.delete(task);
+        this.wake(); // the outcome is written: a retry may now be due
+      });
+    this.#tasks.add(task);
+  }
+
+  /** A slot of `origin` freed: its next prefetched delivery starts in it. */
+  #startNext(origin: string): void {
+    if (this.#stopped) return;
+    const { start, expired } = this.#slots.next(origin, performance.now(), (d) =>
+      this.#gone.has(d),
+    );
+    void this.#handBack(expired);
+    if (start) this.#start(start);
+  }
+
+  /** One attempt at a claimed delivery, stage by stage (stages.ts). */
+  async #dispatch(delivery: ClaimedDelivery, release: () => void): Promise<void> {
+    const startedAt = new Date();
+    const prepared = prepare(this.#stages, delivery);
+    let result: AttemptResult;
+    if ('request' in prepared) {
+      result = await call(this.#stages, prepared.request);
+      this.#slots.observe(delivery.origin, result.durationMs); // sets its origin's prefetch mode
+    } else {
+      result = prepared.unsent;
+    }
+    const next = await handle(this.#stages, delivery, result);
+    // The slot frees once handled (a 410's registration is gone by now, so the slot claims
+    // nothing more for it); the delivery stays leased until its outcome is written.
+    release();
+    await record(this.#stages, { delivery, startedAt, result, next });
+  }
+
+  /** Gives up the leases of claimed deliveries that were not attempted. */
+  async #handBack(deliveries: ClaimedDelivery[]): Promise<void> {
+    if (deliveries.length === 0) return;
+    try {
+      await handBack(this.#pool, this.#instanceId, deliveries);
+    } catch (err) {
+      // Their leases expire instead.
+      this.#logger.warn(
+        { err, count: deliveries.length },
+        'handing back claimed deliveries failed',
+      );
+    }
+  }
+
+  /** Pending deliveries and the age of the oldest, for the metrics (cached for a second). */
+  #queueStats(): Promise<WebhookQueueStats> {
+    const now = Date.now();
+    if (this.#stats && now - this.#stats.at < STATS_CACHE_MS) return this.#stats.value;
+    const value = queueStats(this.#pool);
+    this.#stats = { at: now, value };
+    value.catch(() => (this.#stats = undefined));
+    return value;
+  }
+}

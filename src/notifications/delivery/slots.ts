@@ -1,0 +1,229 @@
+/**
+ * What one instance holds of the delivery queue, per receiver origin (scheme://host:port): the
+ * attempts in flight (its slots) and the deliveries claimed ahead for it (prefetched). No I/O;
+ * the dispatcher passes the clock in. See docs/decisions.md, "Notifications".
+ *
+ * - Slots: at most `perOrigin` attempts in flight per origin, so a slow or dead receiver only
+ *   ever occupies its own. An origin holding as much as it may is *saturated* and left out of
+ *   the claim. In all, the instance claims while it holds (in flight and prefetched) fewer than
+ *   twice `total`.
+ * - Prefetch: a receiver that answers fast gets PREFETCH_SLOTS times `perOrigin` more deliveries
+ *   claimed ahead, which start the moment one of its slots frees, so that its slots never wait
+ *   for a claim. A prefetched delivery that waited PREFETCH_MAX_AGE_MS is expired instead (the
+ *   dispatcher hands it back unsent), which bounds its lease and how late a change of its
+ *   registration can go unseen.
+ */
+
+/** A prefetched delivery older than this is expired rather than started. */
+export const PREFETCH_MAX_AGE_MS = 1000;
+/** Receivers answering faster than this on average get deliveries prefetched for them. */
+const PREFETCH_FAST_MS = 250;
+/** How many slots' worth a fast receiver may have prefetched, beyond those in flight. */
+const PREFETCH_SLOTS = 3;
+/** Origins whose average is kept: the least recently measured are forgotten first. */
+const LATENCY_ORIGINS = 10_000;
+/** How long a receiver that answered 410 is remembered as gone. */
+const GONE_MEMORY_MS = 60_000;
+
+/**
+ * The prefetch mode of an origin, from the average duration of its attempts here:
+ *
+ * - `unmeasured`: no attempt of it was sent yet (or it was forgotten): its slots only.
+ * - `slow`: it answers in PREFETCH_FAST_MS or more on average: its slots only.
+ * - `fast`: it answers faster: its slots and PREFETCH_SLOTS slots' worth prefetched.
+ *
+ * Every attempt sent (not one that could not be signed) updates the average: `unmeasured`
+ * becomes `fast` or `slow` with the first, and `fast` and `slow` swap as the average crosses
+ * PREFETCH_FAST_MS; beyond LATENCY_ORIGINS origins the least recently measured become
+ * `unmeasured` again. In a claim, an origin the instance holds nothing of may get `perOrigin`
+ * deliveries whatever its mode; prefetching starts once it holds some.
+ */
+export type PrefetchMode = 'unmeasured' | 'slow' | 'fast';
+
+export interface SlotLimits {
+  /** Attempts in flight per origin (16). */
+  perOrigin: number;
+  /** Half of what the instance may hold, in flight and prefetched, in all (256). */
+  total: number;
+}
+
+/** What the claim may take: no more of `saturated` origins, at most `room[o]` of origin o. */
+export interface ClaimLimits {
+  saturated: string[];
+  /** The room left of each origin held; an origin not listed may get `perOrigin`. */
+  room: Record<string, number>;
+}
+
+interface Prefetched<T> {
+  item: T;
+  claimedAt: number;
+}
+
+/** The slots and prefetched deliveries of one instance; `T` is a claimed delivery. */
+export class Slots<T extends { origin: string }> {
+  readonly #limits: SlotLimits;
+  #inFlight = 0;
+  readonly #inFlightOf = new Map<string, number>();
+  readonly #prefetched = new Map<string, Prefetched<T>[]>();
+  #prefetchedCount = 0;
+  /** Average attempt duration per origin (ms), least recently measured first. */
+  readonly #latency = new Map<string, number>();
+
+  constructor(limits: SlotLimits) {
+    this.#limits = limits;
+  }
+
+  /** Deliveries held: in flight and prefetched. */
+  held(): number {
+    return this.#inFlight + this.#prefetchedCount;
+  }
+
+  /** How many more deliveries may be claimed now (none when 0 or less). */
+  room(): number {
+    return 2 * this.#limits.total - this.held();
+  }
+
+  /** Whether the instance holds `total` or more. */
+  full(): boolean {
+    return this.held() >= this.#limits.total;
+  }
+
+  mode(origin: string): PrefetchMode {
+    const latency = this.#latency.get(origin);
+    if (latency === undefined) return 'unmeasured';
+    return latency < PREFETCH_FAST_MS ? 'fast' : 'slow';
+  }
+
+  /** How many deliveries of an origin the instance may hold, in flight and prefetched. */
+  capacity(origin: string): number {
+    const prefetch = this.mode(origin) === 'fast' ? PREFETCH_SLOTS : 0;
+    return this.#limits.perOrigin * (1 + prefetch);
+  }
+
+  #heldOf(origin: string): number {
+    return (this.#inFlightOf.get(origin) ?? 0) + (this.#prefetched.get(origin)?.length ?? 0);
+  }
+
+  /** The origins the instance holds deliveries of. */
+  #origins(): Set<string> {
+    return new Set([...this.#inFlightOf.keys(), ...this.#prefetched.keys()]);
+  }
+
+  /** Origins held as much as they may be: left out of the claim and of the next-due lookup. */
+  saturated(): string[] {
+    return [...this.#origins()].filter((o) => this.#heldOf(o) >= this.capacity(o));
+  }
+
+  claimLimits(): ClaimLimits {
+    const room: Record<string, number> = {};
+    for (const origin of this.#origins()) {
+      const left = this.capacity(origin) - this.#heldOf(origin);
+      if (left > 0) room[origin] = left;
+    }
+    return { saturated: this.saturated(), room };
+  }
+
+  /**
+   * A claimed delivery: takes a free slot of its origin (true: start it now), or else holds it
+   * prefetched (false).
+   */
+  admit(item: T, claimedAt: number): boolean {
+    if ((this.#inFlightOf.get(item.origin) ?? 0) < this.#limits.perOrigin) {
+      this.#take(item.origin);
+      return true;
+    }
+    this.prefetch(item, claimedAt);
+    return false;
+  }
+
+  /** Holds a claimed delivery for a slot of its origin. */
+  prefetch(item: T, claimedAt: number): void {
+    const list = this.#prefetched.get(item.origin) ?? [];
+    list.push({ item, claimedAt });
+    this.#prefetched.set(item.origin, list);
+    this.#prefetchedCount++;
+  }
+
+  #take(origin: string): void {
+    this.#inFlight++;
+    this.#inFlightOf.set(origin, (this.#inFlightOf.get(origin) ?? 0) + 1);
+  }
+
+  /** An attempt of `origin` ended: its slot frees. */
+  release(origin: string): void {
+    this.#inFlight--;
+    const left = (this.#inFlightOf.get(origin) ?? 1) - 1;
+    if (left > 0) this.#inFlightOf.set(origin, left);
+    else this.#inFlightOf.delete(origin);
+  }
+
+  /**
+   * A slot of `origin` freed: the next of its prefetched deliveries to start in it (the slot is
+   * taken for it), skipping those `skip` names (dropped meanwhile) and expiring those older than
+   * PREFETCH_MAX_AGE_MS at `now`, which the caller hands back.
+   */
+  next(origin: string, now: number, skip: (item: T) => boolean): { start?: T; expired: T[] } {
+    const list = this.#prefetched.get(origin);
+    const expired: T[] = [];
+    while (list && list.length > 0) {
+      const { item, claimedAt } = list.shift()!;
+      this.#prefetchedCount--;
+      if (list.length === 0) this.#prefetched.delete(origin);
+      if (skip(item)) continue;
+      if (now - claimedAt < PREFETCH_MAX_AGE_MS) {
+        this.#take(origin);
+        return { start: item, expired };
+      }
+      expired.push(item);
+    }
+    return { expired };
+  }
+
+  /** Every prefetched delivery, no longer held (on shutdown, to be handed back). */
+  drain(): T[] {
+    const items = [...this.#prefetched.values()].flat().map((p) => p.item);
+    this.#prefetched.clear();
+    this.#prefetchedCount = 0;
+    return items;
+  }
+
+  /** An attempt to `origin` took `durationMs`: updates its average, so its mode. */
+  observe(origin: string, durationMs: number): void {
+    const previous = this.#latency.get(origin);
+    this.#latency.delete(origin);
+    // An exponentially weighted average, the newest attempt weighing a fifth.
+    this.#latency.set(
+      origin,
+      previous === undefined ? durationMs : 0.8 * previous + 0.2 * durationMs,
+    );
+    if (this.#latency.size > LATENCY_ORIGINS) {
+      this.#latency.delete(this.#latency.keys().next().value!);
+    }
+  }
+}
+
+/** Who a delivery goes to: one registration's receiver. */
+interface Receiver {
+  account_id: string;
+  client_id: string;
+  url: string;
+}
+
+const receiverKey = (r: Receiver) => `${r.account_id} ${r.client_id} ${r.url}`;
+
+/**
+ * Receivers that answered 410 lately (a minute): what the instance holds for them is being
+ * dropped with their registration, so it is skipped rather than sent.
+ */
+export class GoneReceivers {
+  readonly #since = new Map<string, number>();
+
+  add(receiver: Receiver, now: number): void {
+    for (const [key, at] of this.#since) if (now - at > GONE_MEMORY_MS) this.#since.delete(key);
+    this.#since.set(receiverKey(receiver), now);
+  }
+
+  has(receiver: Receiver): boolean {
+    return this.#since.has(receiverKey(receiver));
+  }
+}

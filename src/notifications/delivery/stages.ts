@@ -1,0 +1,94 @@
+import type { Metrics } from '../../http/metrics.ts';
+import type { Logger } from '../../logger.ts';
+import { secretContext, type SecretBox } from '../secrets.ts';
+import type { Sender } from '../sender.ts';
+import {
+  attemptRequest,
+  keyUnavailable,
+  nextStep,
+  resultLabel,
+  type AttemptRequest,
+  type AttemptResult,
+  type NextStep,
+} from './policy.ts';
+import type { OutcomeRecorder } from './recorder.ts';
+import type { GoneReceivers } from './slots.ts';
+import { dropGoneReceiver, type ClaimedDelivery, type Outcome, type Queryable } from './sql.ts';
+
+/**
+ * The stages of one attempt at a claimed delivery, each handing the next a typed value:
+ * prepare (→ Prepared) → call (→ AttemptResult) → handle (→ NextStep) → record (an Outcome).
+ * The dispatcher runs them in that order (dispatcher.ts) and owns the slots around them.
+ */
+
+/** What the stages work with; one per dispatcher. */
+export interface StageContext {
+  pool: Queryable;
+  secrets: SecretBox;
+  sender: Sender;
+  recorder: OutcomeRecorder;
+  gone: GoneReceivers;
+  retryDelaysMs: readonly number[];
+  logger: Logger;
+  metrics: Metrics | undefined;
+}
+
+/** What prepare hands to call: a request to send, or the result of an attempt not sent. */
+export type Prepared = { request: AttemptRequest } | { unsent: AttemptResult };
+
+/** prepare: opens the receiver's key and builds the request; a key that does not open is unsent. */
+export function prepare(ctx: StageContext, delivery: ClaimedDelivery): Prepared {
+  let authKey: string;
+  try {
+    const context = secretContext(delivery.account_id, delivery.client_id);
+    authKey = ctx.secrets.open(delivery.auth_key, context);
+  } catch (err) {
+    ctx.logger.error(
+      { err, deliveryId: delivery.id },
+      "the receiver's key does not decrypt with this instance's SECRETS_KEY",
+    );
+    return { unsent: keyUnavailable() };
+  }
+  return { request: attemptRequest(delivery, authKey) };
+}
+
+/** call: the signed POST (sender.ts); never throws. */
+export const call = (ctx: StageContext, request: AttemptRequest): Promise<AttemptResult> =>
+  ctx.sender.send(request);
+
+/**
+ * handle: what follows the attempt (policy.ts). Success (a 2xx) is delivered. Failure: a 410
+ * removes the registration and drops what is still queued for it, and what this instance holds
+ * for it is skipped from now on; anything else is retried after the next delay, or discarded.
+ */
+export async function handle(
+  ctx: StageContext,
+  delivery: ClaimedDelivery,
+  result: AttemptResult,
+): Promise<NextStep> {
+  const next = nextStep(result, delivery.round_attempts + 1, ctx.retryDelaysMs);
+  if (next.state === 'gone') await dropGone(ctx, delivery);
+  return next;
+}
+
+async function dropGone(ctx: StageContext, delivery: ClaimedDelivery): Promise<void> {
+  ctx.gone.add(delivery, performance.now());
+  try {
+    const dropped = await dropGoneReceiver(ctx.pool, delivery);
+    if (dropped) ctx.metrics?.webhookDeliveries.inc({ outcome: 'dropped' }, dropped);
+    ctx.logger.info(
+      { accountId: delivery.account_id, clientId: delivery.client_id, dropped },
+      'receiver answered 410: registration removed',
+    );
+  } catch (err) {
+    ctx.logger.error({ err, deliveryId: delivery.id }, 'removing a gone registration failed');
+  }
+}
+
+/** record: the outcome is written with the next batch (recorder.ts) and counted. */
+export async function record(ctx: StageContext, outcome: Outcome): Promise<void> {
+  const { result, next } = outcome;
+  ctx.metrics?.webhookAttempts.observe({ result: resultLabel(result) }, result.durationMs / 1000);
+  await ctx.recorder.record(outcome);
+  if (next.state !== 'pending') ctx.metrics?.webhookDeliveries.inc({ outcome: next.state });
+}

@@ -1,0 +1,72 @@
+import type { WebhookConfig } from '../config.ts';
+import { invalidArgument } from '../errors.ts';
+import { isEventType, type EventType } from '../events/types.ts';
+import { validateReceiverUrl } from './ssrf.ts';
+
+/**
+ * The checks of a registration before it is stored (api-contract 4.5), each a 400 naming its
+ * field. The 403 for motion types without `notifications_motion` follows them, in the service.
+ */
+
+export const MOTION_EVENT_TYPES: readonly EventType[] = ['motion_started', 'motion_ended'];
+export const AUTH_KEY_MIN = 16;
+export const AUTH_KEY_MAX = 256;
+export const USER_DATA_MAX_BYTES = 4096;
+
+/** What PUT and registerNotifications take, before validation. */
+export interface RegistrationInput {
+  url: unknown;
+  authKey: unknown;
+  eventTypes: unknown;
+  userData?: unknown;
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+export interface CheckedRegistration {
+  url: URL;
+  authKey: string;
+  eventTypes: EventType[];
+  userData: Record<string, unknown> | null;
+}
+
+/** The validations of api-contract 4.5 that answer 400, each naming its field, in order. */
+export function checkRegistration(
+  input: RegistrationInput,
+  webhook: Pick<WebhookConfig, 'allowHttp' | 'allowPrivateNetworks'>,
+): CheckedRegistration {
+  const url = validateReceiverUrl(input.url, webhook);
+  const { authKey, eventTypes, userData } = input;
+  if (typeof authKey !== 'string') throw invalidArgument('authKey', 'authKey must be a string');
+  const length = [...authKey].length;
+  if (length < AUTH_KEY_MIN || length > AUTH_KEY_MAX) {
+    throw invalidArgument('authKey', `authKey must be ${AUTH_KEY_MIN}..${AUTH_KEY_MAX} characters`);
+  }
+  if (!Array.isArray(eventTypes) || eventTypes.length === 0) {
+    throw invalidArgument('eventTypes', 'eventTypes must be a non-empty list of event types');
+  }
+  const unknown = eventTypes.find((t) => !isEventType(t));
+  if (unknown !== undefined) {
+    throw invalidArgument(
+      'eventTypes',
+      `eventTypes: unknown event type ${JSON.stringify(unknown)}`,
+    );
+  }
+  const repeated = eventTypes.find((t, i) => eventTypes.indexOf(t) !== i);
+  if (repeated !== undefined) {
+    throw invalidArgument('eventTypes', `eventTypes lists ${String(repeated)} more than once`);
+  }
+  if (userData !== undefined && userData !== null) {
+    if (!isPlainObject(userData))
+      throw invalidArgument('userData', 'userData must be a JSON object');
+    if (Buffer.byteLength(JSON.stringify(userData)) > USER_DATA_MAX_BYTES) {
+      throw invalidArgument(
+        'userData',
+        `userData must be at most ${USER_DATA_MAX_BYTES} bytes of JSON`,
+      );
+    }
+  }
+  const types = eventTypes as EventType[];
+  return { url, authKey, eventTypes: types, userData: isPlainObject(userData) ? userData : null };
+}

@@ -1,0 +1,191 @@
+import { describe, expect, it } from 'vitest';
+import {
+  GoneReceivers,
+  PREFETCH_MAX_AGE_MS,
+  Slots,
+} from '../../../src/notifications/delivery/slots.ts';
+import { claimBackoffMs, untilNextDue } from '../../../src/notifications/delivery/wakeups.ts';
+
+interface Item {
+  id: number;
+  origin: string;
+}
+
+const A = 'https://a.example';
+const B = 'https://b.example:8443';
+const limits = { perOrigin: 4, total: 10 };
+let ids = 0;
+const item = (origin: string): Item => ({ id: ++ids, origin });
+const never = () => false;
+
+/** Admits `n` new items of `origin` at `claimedAt`; returns those started. */
+function admit(slots: Slots<Item>, origin: string, n: number, claimedAt = 0): Item[] {
+  return Array.from({ length: n }, () => item(origin)).filter((i) => slots.admit(i, claimedAt));
+}
+
+describe('slots', () => {
+  it('start up to perOrigin attempts per origin and prefetch the rest', () => {
+    const slots = new Slots<Item>(limits);
+    expect(admit(slots, A, 6)).toHaveLength(4);
+    expect(admit(slots, B, 2)).toHaveLength(2);
+    expect(slots.held()).toBe(8);
+    // The claim may take up to twice `total`, less what is held.
+    expect(slots.room()).toBe(12);
+    expect(slots.full()).toBe(false);
+    admit(slots, B, 2);
+    expect(slots.full()).toBe(true);
+  });
+
+  it('a freed slot starts the next prefetched delivery of its origin, oldest first', () => {
+    const slots = new Slots<Item>(limits);
+    admit(slots, A, 4);
+    const [first, second] = [item(A), item(A)];
+    expect(slots.admit(first, 10)).toBe(false);
+    expect(slots.admit(second, 20)).toBe(false);
+    slots.release(A);
+    expect(slots.next(A, 100, never)).toEqual({ start: first, expired: [] });
+    expect(slots.held()).toBe(5);
+    // The slot was taken for it: one more release, one more start, then nothing is left.
+    slots.release(A);
+    expect(slots.next(A, 100, never)).toEqual({ start: second, expired: [] });
+    slots.release(A);
+    expect(slots.next(A, 100, never)).toEqual({ expired: [] });
+    expect(slots.held()).toBe(3);
+  });
+
+  it('a saturated origin is left out of the claim; others get the room they have left', () => {
+    const slots = new Slots<Item>(limits);
+    admit(slots, A, 4);
+    admit(slots, B, 1);
+    expect(slots.saturated()).toEqual([A]);
+    expect(slots.claimLimits()).toEqual({ saturated: [A], room: { [B]: 3 } });
+    slots.release(A);
+    expect(slots.claimLimits()).toEqual({ saturated: [], room: { [A]: 1, [B]: 3 } });
+    for (let i = 0; i < 3; i++) slots.release(A);
+    slots.release(B);
+    // Nothing held: no limits named, every origin may get perOrigin.
+    expect(slots.claimLimits()).toEqual({ saturated: [], room: {} });
+  });
+
+  it('prefetched deliveries count against their origin', () => {
+    const slots = new Slots<Item>(limits);
+    admit(slots, A, 3);
+    slots.prefetch(item(A), 0);
+    expect(slots.saturated()).toEqual([A]);
+    expect(slots.held()).toBe(4);
+  });
+});
+
+describe('prefetch modes', () => {
+  it('unmeasured, then fast or slow by the average attempt duration', () => {
+    const slots = new Slots<Item>(limits);
+    expect(slots.mode(A)).toBe('unmeasured');
+    expect(slots.capacity(A)).toBe(4);
+    slots.observe(A, 40);
+    expect(slots.mode(A)).toBe('fast');
+    expect(slots.capacity(A)).toBe(16); // its slots and three slots' worth prefetched
+    slots.observe(B, 250);
+    expect(slots.mode(B)).toBe('slow');
+    expect(slots.capacity(B)).toBe(4);
+  });
+
+  it('fast and slow swap as the average crosses 250 ms', () => {
+    const slots = new Slots<Item>(limits);
+    slots.observe(A, 100);
+    slots.observe(A, 1000); // 0.8 * 100 + 0.2 * 1000 = 280
+    expect(slots.mode(A)).toBe('slow');
+    slots.observe(A, 100); // 244
+    expect(slots.mode(A)).toBe('fast');
+  });
+
+  it('a fast origin is saturated only once its prefetch is full too', () => {
+    const slots = new Slots<Item>(limits);
+    slots.observe(A, 10);
+    expect(admit(slots, A, 10)).toHaveLength(4);
+    expect(slots.claimLimits()).toEqual({ saturated: [], room: { [A]: 6 } });
+    admit(slots, A, 6);
+    expect(slots.saturated()).toEqual([A]);
+    // Turning slow, it may hold no more than its slots: still saturated, nothing prefetched more.
+    for (let i = 0; i < 20; i++) slots.observe(A, 2000);
+    expect(slots.mode(A)).toBe('slow');
+    expect(slots.saturated()).toEqual([A]);
+  });
+
+  it('the least recently measured origins are forgotten beyond 10,000', () => {
+    const slots = new Slots<Item>(limits);
+    slots.observe(A, 10);
+    slots.observe(B, 10);
+    for (let i = 0; i < 9998; i++) slots.observe(`https://o${i}.example`, 10);
+    slots.observe(A, 10); // measured again: now the most recent
+    slots.observe('https://one-more.example', 10);
+    expect(slots.mode(B)).toBe('unmeasured');
+    expect(slots.mode(A)).toBe('fast');
+  });
+});
+
+describe('prefetch max age', () => {
+  it('a prefetched delivery starts before PREFETCH_MAX_AGE_MS and is expired from then', () => {
+    const slots = new Slots<Item>(limits);
+    admit(slots, A, 4);
+    const [old, older, fresh] = [item(A), item(A), item(A)];
+    slots.prefetch(older, 0);
+    slots.prefetch(old, 1);
+    slots.prefetch(fresh, 500);
+    slots.release(A);
+    const now = 1 + PREFETCH_MAX_AGE_MS;
+    expect(slots.next(A, now, never)).toEqual({ start: fresh, expired: [older, old] });
+    expect(slots.held()).toBe(4);
+    slots.prefetch(old, 0);
+    slots.release(A);
+    expect(slots.next(A, PREFETCH_MAX_AGE_MS - 1, never)).toEqual({ start: old, expired: [] });
+  });
+
+  it('skipped deliveries (their receiver is gone) are neither started nor expired', () => {
+    const slots = new Slots<Item>(limits);
+    admit(slots, A, 4);
+    const [gone, kept] = [item(A), item(A)];
+    slots.prefetch(gone, 0);
+    slots.prefetch(kept, 0);
+    slots.release(A);
+    expect(slots.next(A, 10, (i) => i === gone)).toEqual({ start: kept, expired: [] });
+    expect(slots.held()).toBe(4);
+  });
+
+  it('drain gives up every prefetched delivery', () => {
+    const slots = new Slots<Item>(limits);
+    admit(slots, A, 5);
+    admit(slots, B, 6);
+    expect(slots.drain().map((i) => i.origin)).toEqual([A, B, B]);
+    expect(slots.held()).toBe(8);
+    expect(slots.drain()).toEqual([]);
+  });
+});
+
+describe('gone receivers', () => {
+  const receiver = (url: string) => ({ account_id: 'acc', client_id: 'cli', url });
+
+  it('are remembered for a minute', () => {
+    const gone = new GoneReceivers();
+    gone.add(receiver('https://a.example/x'), 0);
+    expect(gone.has(receiver('https://a.example/x'))).toBe(true);
+    expect(gone.has(receiver('https://a.example/y'))).toBe(false);
+    gone.add(receiver('https://b.example/'), 60_001);
+    expect(gone.has(receiver('https://a.example/x'))).toBe(false);
+    expect(gone.has(receiver('https://b.example/'))).toBe(true);
+  });
+});
+
+describe('wake-up timing', () => {
+  it('sleeps until the next delivery falls due, at most a poll interval', () => {
+    expect(untilNextDue(null, false, 1000)).toBeUndefined();
+    expect(untilNextDue(10.2, false, 1000)).toBe(11);
+    expect(untilNextDue(5000, false, 1000)).toBe(1000);
+    // Due yet not claimed (locked by another instance): soon again, unless full anyway.
+    expect(untilNextDue(0, false, 1000)).toBe(25);
+    expect(untilNextDue(-3, true, 1000)).toBeUndefined();
+  });
+
+  it('backs off after failed claims, up to 5 s', () => {
+    expect([1, 2, 3, 4, 5, 9].map(claimBackoffMs)).toEqual([500, 1000, 2000, 4000, 5000, 5000]);
+  });
+});

@@ -1,15 +1,39 @@
+import type { RequestContext } from '../context.ts';
 import { invalidArgument } from '../errors.ts';
 import { builder } from '../graphql/builder.ts';
 import type { AccessoryView } from './service.ts';
 
-export const AccessoryRef = builder.objectRef<AccessoryView>('Accessory').implement({
-  fields: (t) => ({
-    id: t.exposeID('accessoryId'),
-    deviceId: t.exposeString('deviceId'),
-    name: t.exposeString('name'),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-  }),
-});
+/** The caller's accessories of these ids, in their order; null for unknown ones or another account's. */
+async function ownAccessories(
+  ctx: RequestContext,
+  ids: readonly string[],
+): Promise<(AccessoryView | null)[]> {
+  const account = await ctx.account();
+  const found = await ctx.services.accessories.getMany(ids);
+  return ids.map((id) => {
+    const accessory = found.get(id);
+    return accessory && accessory.accountId === account?.accountId ? accessory : null;
+  });
+}
+
+export const AccessoryRef = builder
+  .nodeRef<AccessoryView>('Accessory', {
+    id: {
+      description: 'The accessory id (a UUID), which is also its global id.',
+      resolve: (a) => a.accessoryId,
+    },
+    loadMany: (ids, ctx) => {
+      ctx.require('activities_basic');
+      return ownAccessories(ctx, ids);
+    },
+  })
+  .implement({
+    fields: (t) => ({
+      deviceId: t.exposeString('deviceId'),
+      name: t.exposeString('name'),
+      createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    }),
+  });
 
 builder.queryFields((t) => ({
   accessories: t.connection(
@@ -59,11 +83,7 @@ builder.queryFields((t) => ({
     description: "One of the caller's accessories; null for an unknown one or another account's.",
     authScopes: { activities_basic: true },
     args: { id: t.arg.id({ required: true }) },
-    resolve: async (_root, args, ctx) => {
-      const account = await ctx.account();
-      const accessory = await ctx.services.accessories.get(String(args.id));
-      return accessory && accessory.accountId === account?.accountId ? accessory : null;
-    },
+    resolve: async (_root, args, ctx) => (await ownAccessories(ctx, [String(args.id)]))[0] ?? null,
   }),
 }));
 

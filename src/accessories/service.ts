@@ -52,14 +52,26 @@ export class AccessoryService {
 
   /** The accessory, whoever owns it; callers check ownership with `owned`. */
   async get(accessoryId: string): Promise<AccessoryView | null> {
-    const cached = this.#byId.get(accessoryId);
-    if (cached) return cached;
-    if (!isUuid(accessoryId)) return null;
-    const row = await this.db.prisma.accessory.findUnique({ where: { id: accessoryId } });
-    if (!row) return null;
-    const accessory = view(row);
-    this.#byId.set(accessoryId, accessory);
-    return accessory;
+    return (await this.getMany([accessoryId])).get(accessoryId) ?? null;
+  }
+
+  /** The accessories of these ids that exist, whoever owns them, in one query for those not cached. */
+  async getMany(accessoryIds: readonly string[]): Promise<Map<string, AccessoryView>> {
+    const found = new Map<string, AccessoryView>();
+    const missing: string[] = [];
+    for (const id of new Set(accessoryIds)) {
+      const cached = this.#byId.get(id);
+      if (cached) found.set(id, cached);
+      else if (isUuid(id)) missing.push(id);
+    }
+    if (missing.length === 0) return found;
+    const rows = await this.db.prisma.accessory.findMany({ where: { id: { in: missing } } });
+    for (const row of rows) {
+      const accessory = view(row);
+      this.#byId.set(accessory.accessoryId, accessory);
+      found.set(accessory.accessoryId, accessory);
+    }
+    return found;
   }
 
   /** The accessory if it belongs to the account; another account's is as missing as none (404). */

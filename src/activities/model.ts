@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { timestamp, uuid } from '../http/openapi.ts';
 import type { MediaUrls } from '../media/signing.ts';
 import type { FilterRow } from './filter/index.ts';
 
@@ -9,6 +11,53 @@ export interface ActivityRecord extends FilterRow {
 export const extraFieldNames = ['motionZones', 'objectLocations', 'media'] as const;
 export type ExtraField = (typeof extraFieldNames)[number];
 
+const mediaUrl = (what: string) => z.string().nullable().meta({ description: what });
+
+const mediaUrlsSchema = z
+  .strictObject({
+    image: mediaUrl('The JPG; null without one'),
+    mp4: mediaUrl('The MP4 (byte ranges); null without one'),
+    mpd: mediaUrl('The DASH manifest; null until the MP4 is packaged'),
+    hls: mediaUrl('The HLS playlist; null until the MP4 is packaged'),
+  })
+  .meta({
+    id: 'ActivityMedia',
+    description:
+      'Signed media URLs: they work without a bearer token until they expire (MEDIA_URL_TTL_S); root-relative unless PUBLIC_BASE_URL is set',
+  });
+
+/** The JSON form of an activity; the extra fields are there when asked for. */
+export const activitySchema = z
+  .strictObject({
+    activityId: z
+      .string()
+      .meta({ pattern: '^\\d{8}T\\d{6}Z$', description: 'The UTC second of creation' }),
+    accessoryId: uuid,
+    startTime: timestamp,
+    endTime: timestamp.nullable().meta({ description: 'null while in progress' }),
+    playbackDuration: z
+      .int()
+      .min(0)
+      .nullable()
+      .meta({ description: 'Milliseconds; null while in progress' }),
+    relevanceLevel: z.int().min(0),
+    inProgress: z.boolean(),
+    motionZones: z.array(z.string()).optional().meta({ description: 'Zone ids: z1..z5, zR' }),
+    objectLocations: z
+      .array(z.int().min(0).max(127))
+      .optional()
+      .meta({ description: 'Cells of the 16x8 grid over the frame, 0 top-left, row-major' }),
+    media: mediaUrlsSchema.nullable().optional().meta({ description: 'null without any media' }),
+  })
+  .meta({ id: 'Activity' });
+
+export type ActivityJson = z.input<typeof activitySchema>;
+
+/** The JSON form of one activity read by id: with every extra field. */
+export const activityDetailSchema = activitySchema
+  .required({ motionZones: true, objectLocations: true, media: true })
+  .meta({ id: 'ActivityWithExtras', description: 'An activity with every extra field' });
+
 /**
  * The JSON form of an activity, with the extra fields asked for. `media` is
  * the activity's signed media URLs (MediaLookup.urlsFor), null when it has no media.
@@ -17,8 +66,8 @@ export function activityJson(
   a: ActivityRecord,
   extra: ReadonlySet<ExtraField> = new Set(),
   media: MediaUrls | null = null,
-): Record<string, unknown> {
-  const json: Record<string, unknown> = {
+): ActivityJson {
+  const json: ActivityJson = {
     activityId: a.activityId,
     accessoryId: a.accessoryId,
     startTime: a.startTime.toISOString(),
@@ -32,5 +81,15 @@ export function activityJson(
   if (extra.has('media')) json.media = media;
   return json;
 }
+
+export const activityDetailJson = (
+  a: ActivityRecord,
+  media: MediaUrls | null,
+): z.input<typeof activityDetailSchema> => ({
+  ...activityJson(a),
+  motionZones: a.motionZones,
+  objectLocations: a.objectLocations,
+  media,
+});
 
 export const allExtraFields: ReadonlySet<ExtraField> = new Set(['motionZones', 'objectLocations']);

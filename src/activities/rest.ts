@@ -3,7 +3,13 @@ import { invalidArgument } from '../errors.ts';
 import { route } from '../http/rest.ts';
 import { parseFilter } from './filter/index.ts';
 import { isActivityId } from './ids.ts';
-import { activityJson, allExtraFields, extraFieldNames } from './model.ts';
+import {
+  activityDetailJson,
+  activityDetailSchema,
+  activityJson,
+  activitySchema,
+  extraFieldNames,
+} from './model.ts';
 import { DEFAULT_LIMIT, MAX_LIMIT, type ListRequest } from './service.ts';
 import { operators } from './store.ts';
 
@@ -18,7 +24,22 @@ export const listBody = z
     filter: z.string().max(4096).optional(),
     extraFields: z.array(z.enum(extraFieldNames)).max(extraFieldNames.length).optional(),
   })
-  .strict();
+  .strict()
+  .meta({
+    id: 'ActivityListRequest',
+    description:
+      'Every field is optional; an empty body lists the newest 20. `startActivityId` and `operator` go together.',
+  });
+
+const activityPage = z
+  .strictObject({
+    activities: z.array(activitySchema).meta({ description: 'Newest to oldest' }),
+    nextStartActivityId: z.string().optional().meta({
+      description:
+        'Present exactly when the range holds more activities: continue with it and operator `<` (newest-first scan) or `>` (oldest-first)',
+    }),
+  })
+  .meta({ id: 'ActivityPage' });
 
 /** The REST body of 4.1 as the list request the service takes. */
 export function listRequest(body: z.infer<typeof listBody>): ListRequest {
@@ -43,9 +64,11 @@ export const activityRoutes = [
   route({
     method: 'POST',
     path: '/api/accessories/{accessoryId}/activities',
+    operationId: 'listActivities',
     summary: 'List or search the activities of an accessory, newest to oldest, a page at a time',
     scopes: ['activities_basic'],
     body: listBody,
+    response: activityPage,
     async handle(ctx, { params, body }) {
       const request = listRequest(body);
       const account = await ctx.ownAccount();
@@ -70,8 +93,10 @@ export const activityRoutes = [
   route({
     method: 'GET',
     path: '/api/accessories/{accessoryId}/activities/{activityId}',
+    operationId: 'getActivity',
     summary: 'One activity with every extra field',
     scopes: ['activities_basic'],
+    response: activityDetailSchema,
     async handle(ctx, { params }) {
       const account = await ctx.ownAccount();
       const activity = await ctx.services.activities.get(
@@ -81,9 +106,7 @@ export const activityRoutes = [
       );
       const { accessoryId, activityId } = activity;
       const media = await ctx.services.media.lookup.urlsFor(accessoryId, [activityId]);
-      return {
-        body: activityJson(activity, new Set([...allExtraFields, 'media']), media.get(activityId)),
-      };
+      return { body: activityDetailJson(activity, media.get(activityId) ?? null) };
     },
   }),
 ];

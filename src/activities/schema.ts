@@ -14,34 +14,50 @@ import { parseFilter } from './filter/index.ts';
 import { isActivityId } from './ids.ts';
 import type { ActivityRecord } from './model.ts';
 import { reportMotion, type MotionState } from './motion.ts';
-import { DEFAULT_LIMIT, MAX_LIMIT, type ListRequest } from './service.ts';
+import { DEFAULT_LIMIT, MAX_LIMIT, type ActivityKey, type ListRequest } from './service.ts';
 
-export const ActivityRef = builder.objectRef<ActivityRecord>('Activity').implement({
-  fields: (t) => ({
-    activityId: t.exposeString('activityId', {
-      description: 'The UTC second of creation, YYYYMMDDTHHMMSSZ; unique per accessory.',
+export const ActivityRef = builder
+  .nodeRef<ActivityRecord, ActivityKey>('Activity', {
+    id: {
+      description:
+        'The global id, for `node(id)`; the activity is named by accessoryId and activityId.',
+      resolve: (a) => `${a.accessoryId}:${a.activityId}`,
+      parse: (key) => {
+        const [accessoryId = '', activityId = ''] = key.split(':');
+        return { accessoryId, activityId };
+      },
+    },
+    loadMany: async (keys, ctx) => {
+      ctx.require('activities_basic');
+      return ctx.services.activities.getMany(await ctx.account(), keys);
+    },
+  })
+  .implement({
+    fields: (t) => ({
+      activityId: t.exposeString('activityId', {
+        description: 'The UTC second of creation, YYYYMMDDTHHMMSSZ; unique per accessory.',
+      }),
+      accessoryId: t.exposeID('accessoryId'),
+      startTime: t.expose('startTime', { type: 'DateTime' }),
+      endTime: t.expose('endTime', { type: 'DateTime', nullable: true }),
+      playbackDuration: t.exposeInt('playbackDuration', {
+        nullable: true,
+        description: 'Milliseconds; null while in progress.',
+      }),
+      relevanceLevel: t.exposeInt('relevanceLevel'),
+      inProgress: t.boolean({ resolve: (a) => a.endTime === null }),
+      motionZones: t.exposeStringList('motionZones'),
+      objectLocations: t.exposeIntList('objectLocations', {
+        description: 'Cells 0..127 of a 16x8 grid over the frame, 0 top-left, row-major.',
+      }),
+      media: t.field({
+        type: ActivityMediaRef,
+        nullable: true,
+        description: 'Signed URLs of the JPG, MP4, DASH and HLS; null when it has no media.',
+        resolve: (a, _args, ctx) => ctx.mediaUrls.load(a),
+      }),
     }),
-    accessoryId: t.exposeID('accessoryId'),
-    startTime: t.expose('startTime', { type: 'DateTime' }),
-    endTime: t.expose('endTime', { type: 'DateTime', nullable: true }),
-    playbackDuration: t.exposeInt('playbackDuration', {
-      nullable: true,
-      description: 'Milliseconds; null while in progress.',
-    }),
-    relevanceLevel: t.exposeInt('relevanceLevel'),
-    inProgress: t.boolean({ resolve: (a) => a.endTime === null }),
-    motionZones: t.exposeStringList('motionZones'),
-    objectLocations: t.exposeIntList('objectLocations', {
-      description: 'Cells 0..127 of a 16x8 grid over the frame, 0 top-left, row-major.',
-    }),
-    media: t.field({
-      type: ActivityMediaRef,
-      nullable: true,
-      description: 'Signed URLs of the JPG, MP4, DASH and HLS; null when it has no media.',
-      resolve: (a, _args, ctx) => ctx.mediaUrls.load(a),
-    }),
-  }),
-});
+  });
 
 interface ConnectionArgs {
   first?: number | null;

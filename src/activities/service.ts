@@ -8,7 +8,7 @@ import { loadZoneIndex, testsZones, zoneMembershipSql } from '../zones/membershi
 import type { FilterNode } from './filter/index.ts';
 import { activityIdFromDate, isActivityId, nextActivityId, retentionFloor } from './ids.ts';
 import { activityJson, allExtraFields, type ActivityRecord } from './model.ts';
-import { queryOne, queryPage, type Operator, type Page } from './store.ts';
+import { queryMany, queryOne, queryPage, type Operator, type Page } from './store.ts';
 
 /** A list request as both APIs hand it over, already type-checked. */
 export interface ListRequest {
@@ -17,6 +17,12 @@ export interface ListRequest {
   operator?: Operator;
   limit: number;
   filter?: FilterNode;
+}
+
+/** What names one activity: its accessory and its id there. */
+export interface ActivityKey {
+  accessoryId: string;
+  activityId: string;
 }
 
 export const MAX_LIMIT = 100;
@@ -79,6 +85,26 @@ export class ActivityService {
     );
     if (!activity) throw notFound('activity');
     return activity;
+  }
+
+  /**
+   * The activities of these keys, in their order: null for one that does not exist, is outside
+   * the retention window or belongs to an accessory of another account.
+   */
+  async getMany(
+    account: AccountView | null,
+    keys: readonly ActivityKey[],
+  ): Promise<(ActivityRecord | null)[]> {
+    if (!account) return keys.map(() => null);
+    const accessories = await this.accessories.getMany(keys.map((k) => k.accessoryId));
+    const owned = keys.filter(
+      (k) =>
+        accessories.get(k.accessoryId)?.accountId === account.accountId &&
+        isActivityId(k.activityId),
+    );
+    const rows = await queryMany(this.db.pool, owned, retentionFloor(account.retentionDays));
+    const found = new Map(rows.map((a) => [`${a.accessoryId}/${a.activityId}`, a]));
+    return keys.map((k) => found.get(`${k.accessoryId}/${k.activityId}`) ?? null);
   }
 
   /**

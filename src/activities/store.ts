@@ -78,3 +78,19 @@ export async function queryOne(
   );
   return rows[0];
 }
+
+/** The activities of these keys that exist inside the retention window, in one query. */
+export async function queryMany(
+  pool: pg.Pool,
+  keys: readonly { accessoryId: string; activityId: string }[],
+  floor: string,
+): Promise<ActivityRecord[]> {
+  if (keys.length === 0) return [];
+  const { rows } = await pool.query<ActivityRecord>(
+    `SELECT ${COLUMNS} FROM activities
+      WHERE (accessory_id, activity_id) IN (SELECT * FROM unnest($1::uuid[], $2::text[]))
+        AND activity_id >= $3`,
+    [keys.map((k) => k.accessoryId), keys.map((k) => k.activityId), floor],
+  );
+  return rows;
+}

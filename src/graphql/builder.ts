@@ -4,8 +4,9 @@ import ScopeAuthPlugin, { AuthScopeFailureType, type AuthFailure } from '@pothos
 import { GraphQLError } from 'graphql';
 import type { ScopeName } from '../accounts/auth.ts';
 import type { RequestContext } from '../context.ts';
-import { permissionDenied } from '../errors.ts';
+import { invalidArgument, permissionDenied } from '../errors.ts';
 import type { MediaUrlLoader } from '../media/lookup.ts';
+import { decodeGlobalId, encodeGlobalId } from './global-ids.ts';
 
 /**
  * The context of one GraphQL operation: the caller's (shared with REST), and loaders that batch
@@ -15,6 +16,9 @@ export interface GraphQLContext extends RequestContext {
   /** `Activity.media`: the activities of a page in one query per accessory. */
   mediaUrls: MediaUrlLoader;
 }
+
+/** The most ids one `nodes` call takes, as many as the largest page. */
+export const MAX_NODES = 100;
 
 /** The first scope named in a scope-auth failure: the one a 403 asks for. */
 function missingScope(failure: AuthFailure): ScopeName | undefined {
@@ -59,10 +63,32 @@ export const builder = new SchemaBuilder<{
   relay: {
     cursorType: 'String',
     clientMutationId: 'omit',
-    nodeQueryOptions: false,
-    nodesQueryOptions: false,
     edgesFieldOptions: { nullable: false },
     nodeFieldOptions: { nullable: false },
+    // Accessories, activities and notification deliveries are nodes (global-ids.ts).
+    nodeTypeOptions: {
+      description:
+        'An object that can be fetched again by its global `id` with `node(id)` or `nodes(ids)`.',
+    },
+    idFieldOptions: {
+      description:
+        'The global id: opaque, unique across types; `node(id)` fetches the object again.',
+    },
+    nodeQueryOptions: {
+      description:
+        "The node of a global id; null for an unknown one or another account's (or another client's delivery).",
+    },
+    nodesQueryOptions: {
+      description: `The nodes of up to ${MAX_NODES} global ids, in their order; null for each one \`node\` would not give.`,
+      resolve: (_root, { ids }, _ctx, _info, resolveNodes) => {
+        if (ids.length > MAX_NODES) {
+          throw invalidArgument('ids', `nodes takes at most ${MAX_NODES} ids`);
+        }
+        return resolveNodes(ids);
+      },
+    },
+    encodeGlobalID: encodeGlobalId,
+    decodeGlobalID: decodeGlobalId,
   },
 });
 

@@ -16,7 +16,7 @@ import type { LimitsConfig } from '../config.ts';
  * WebSocket alike, since all three go through Yoga's envelop): aliases, depth and tokens by the
  * graphql-armor plugins, and a cost by graphql-query-complexity where a field with page
  * arguments multiplies the cost of its selection by `first`/`last`/`limit` (or its default page
- * size when absent). Over a limit: INVALID_ARGUMENT naming the limit, its value and what was
+ * size when absent), and one with an `ids` list (`nodes`) by the number of ids. Over a limit: INVALID_ARGUMENT naming the limit, its value and what was
  * measured, answered like a validation error.
  */
 export interface LimitRefusals {
@@ -41,15 +41,20 @@ function limitError(limit: string, max: number, message: string, measured?: numb
   });
 }
 
-/** Each field costs 1, plus its selection's cost times its page size when it has page arguments. */
+/**
+ * Each field costs 1, plus its selection's cost times its page size when it has page arguments,
+ * or times the number of ids it fetches.
+ */
 export function fieldCost({ field, args, childComplexity }: ComplexityEstimatorArgs): number {
+  // A page larger than the field allows is refused by the field itself, with its own message:
+  // price it at the largest page it could return.
+  const max = Number(field.extensions?.maxPageSize ?? MAX_PAGE_SIZE);
+  // Objects fetched by their ids (`nodes`): the selection once per id.
+  if (Array.isArray(args.ids)) return 1 + Math.min(args.ids.length, max) * childComplexity;
   if (!field.args.some((a) => (PAGE_ARGS as readonly string[]).includes(a.name))) {
     return 1 + childComplexity;
   }
   const given = PAGE_ARGS.map((name) => args[name]).find((v) => typeof v === 'number');
-  // A page larger than the field allows is refused by the field itself, with its own message:
-  // price it at the largest page it could return.
-  const max = Number(field.extensions?.maxPageSize ?? MAX_PAGE_SIZE);
   const pageSize =
     typeof given === 'number'
       ? Math.min(Math.max(0, given), max)

@@ -1,32 +1,227 @@
+import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
-import { scopeNames } from '../accounts/scopes.ts';
-import { errorStatus } from '../errors.ts';
+import { fullScopeName, scopeNames, type ScopeName } from '../accounts/scopes.ts';
+import { errorStatus, type ErrorCode } from '../errors.ts';
 import type { RestRoute } from './rest.ts';
 
-const errorBody = {
-  type: 'object',
-  required: ['error'],
-  properties: {
-    error: {
-      type: 'object',
-      required: ['code', 'message', 'details'],
-      properties: {
-        code: { type: 'string', enum: Object.keys(errorStatus) },
-        message: { type: 'string' },
-        details: {
-          type: 'object',
-          properties: { field: { type: 'string' }, position: { type: 'integer' } },
-        },
-      },
+// ------------------------------------------------------- schemas shared by the routes
+
+/** An instant as every JSON answer writes it. */
+export const timestamp = z.iso.datetime().meta({
+  id: 'Timestamp',
+  description: 'ISO 8601 in UTC with `Z`, e.g. 2026-11-21T20:41:17.000Z',
+});
+
+/** Account and accessory ids. */
+export const uuid = z.uuid().meta({ id: 'Uuid', description: 'A lower-case UUID v4' });
+
+/** The body of every error answer. */
+export const errorBody = z
+  .strictObject({
+    error: z.strictObject({
+      code: z.enum(Object.keys(errorStatus) as [ErrorCode, ...ErrorCode[]]),
+      message: z.string(),
+      details: z
+        .object({
+          field: z.string().optional().meta({ description: 'The offending request field' }),
+          position: z
+            .int()
+            .optional()
+            .meta({ description: 'Filter errors: the character offset in the filter' }),
+        })
+        .catchall(z.unknown()),
+    }),
+  })
+  .meta({ id: 'Error' });
+
+const header = (description: string) => ({ description, schema: { type: 'string' } });
+
+/** The error answers, each a reusable response of the document. */
+const errorResponses = {
+  BadRequest: {
+    status: 400,
+    description:
+      'INVALID_ARGUMENT: malformed JSON, wrong types, unknown fields or values out of range; `details.field` names the field',
+  },
+  Unauthenticated: {
+    status: 401,
+    description: 'UNAUTHENTICATED: no token, or a malformed, expired or badly signed one',
+    headers: { 'WWW-Authenticate': header('`Bearer`') },
+  },
+  PermissionDenied: {
+    status: 403,
+    description: 'PERMISSION_DENIED: the token lacks the scope (`details.scope`)',
+    headers: {
+      'WWW-Authenticate': header('`Bearer error="insufficient_scope", scope="..."`'),
     },
   },
+  NotFound: {
+    status: 404,
+    description: 'NOT_FOUND: no such resource, or one of another account',
+  },
+  Conflict: { status: 409, description: 'CONFLICT' },
+  PayloadTooLarge: { status: 413, description: 'PAYLOAD_TOO_LARGE: the body is over the limit' },
+  UnsupportedMediaType: {
+    status: 415,
+    description: 'UNSUPPORTED_MEDIA_TYPE: the body is not of the content type required',
+  },
+  RangeNotSatisfiable: {
+    status: 416,
+    description: 'INVALID_ARGUMENT: the range starts at or after the end of the object',
+    headers: { 'Content-Range': header('`bytes */{size}`') },
+  },
+  Unavailable: {
+    status: 503,
+    description: 'UNAVAILABLE: try again after `Retry-After` seconds',
+    headers: { 'Retry-After': header('Seconds') },
+  },
+  Error: {
+    status: 'default',
+    description:
+      'Any other error: RATE_LIMITED (429, with `Retry-After`), INTERNAL (500), UNAVAILABLE (503, with `Retry-After`)',
+  },
+} as const;
+
+export type ErrorResponse = keyof typeof errorResponses;
+
+/** An error answer of its own, with the error body. */
+export const errorResponse = (description: string) => ({
+  description,
+  content: json({ $ref: '#/components/schemas/Error' }),
+});
+
+/** `{status: $ref}` entries for the error answers named. */
+export function errorResponsesFor(...names: ErrorResponse[]): Record<string, object> {
+  return Object.fromEntries(
+    names.map((name) => [
+      String(errorResponses[name].status),
+      { $ref: `#/components/responses/${name}` },
+    ]),
+  );
+}
+
+const pathParameters: Record<string, { description: string; schema: object }> = {
+  accountId: {
+    description: "The caller's own account id, or `self`",
+    schema: { type: 'string' },
+  },
+  accessoryId: {
+    description: 'An accessory id',
+    schema: { $ref: '#/components/schemas/Uuid' },
+  },
+  activityId: {
+    description: 'An activity id, YYYYMMDDTHHMMSSZ',
+    schema: { type: 'string', pattern: '^\\d{8}T\\d{6}Z$' },
+  },
+  file: {
+    description: 'A file named by the playlist or manifest',
+    schema: { type: 'string', pattern: '^[A-Za-z0-9_-][A-Za-z0-9._-]*$' },
+  },
+  signature: {
+    description: '`{expires}.{mac}`, from a signed media URL',
+    schema: { type: 'string' },
+  },
 };
+
+/** The path parameters of a path template, e.g. `/api/accessories/{accessoryId}`. */
+export function pathParametersOf(path: string): object[] {
+  return [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
+    name,
+    in: 'path',
+    required: true,
+    ...pathParameters[name!],
+  }));
+}
+
+/** The security requirements of an operation: a bearer token with any one of the scopes. */
+export const anyScope = (scopePrefix: string, scopes: readonly ScopeName[]) =>
+  scopes.map((scope) => ({ bearer: [fullScopeName(scopePrefix, scope)] }));
+
+/** A JSON content map. */
+export const json = (schema: unknown) => ({ 'application/json': { schema } });
+
+// ------------------------------------------------------------------ the document
 
 /** An operation served outside the JSON route table (media streaming), documented as given. */
 export interface DocumentedOperation {
   method: 'get' | 'head' | 'put' | 'post' | 'delete';
   path: string;
+  /** The OpenAPI operation; zod schemas in it become JSON Schemas (their `id`s components). */
   operation: Record<string, unknown>;
+}
+
+type JsonSchema = Record<string, unknown>;
+
+/**
+ * JSON Schemas from zod schemas, collecting every schema with an `id` (`.meta({ id })`) as a
+ * component that the others refer to.
+ */
+class Schemas {
+  readonly components: Record<string, JsonSchema> = {};
+
+  of(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+    const generated = z.toJSONSchema(schema, { io }) as JsonSchema;
+    const { $defs = {}, ...root } = generated;
+    delete root.$schema;
+    for (const [id, def] of Object.entries($defs as Record<string, JsonSchema>)) {
+      const component = this.#refs(def);
+      if (this.components[id] && !isDeepStrictEqual(this.components[id], component)) {
+        throw new Error(`two different schemas are named ${id}`);
+      }
+      this.components[id] = component;
+    }
+    return this.#refs(root);
+  }
+
+  /** Replaces the zod schemas anywhere in an OpenAPI fragment by their JSON Schemas. */
+  resolve(value: unknown): unknown {
+    if (value instanceof z.ZodType) return this.of(value, 'output');
+    if (Array.isArray(value)) return value.map((v) => this.resolve(v));
+    if (value && typeof value === 'object') {
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, this.resolve(v)]));
+    }
+    return value;
+  }
+
+  #refs(schema: JsonSchema): JsonSchema {
+    return JSON.parse(
+      JSON.stringify(schema).replaceAll('"#/$defs/', '"#/components/schemas/'),
+    ) as JsonSchema;
+  }
+}
+
+function routeOperation(route: RestRoute, scopePrefix: string, schemas: Schemas): object {
+  const hasParams = route.path.includes('{');
+  const errors: ErrorResponse[] = [
+    ...(route.body || hasParams ? (['BadRequest'] as const) : []),
+    'Unauthenticated',
+    'PermissionDenied',
+    ...(hasParams ? (['NotFound'] as const) : []),
+    ...(route.body ? (['PayloadTooLarge', 'UnsupportedMediaType'] as const) : []),
+    'Error',
+  ];
+  const success = route.response
+    ? {
+        200: {
+          description: route.response.description ?? 'OK',
+          content: json(schemas.of(route.response, 'output')),
+        },
+      }
+    : { 204: { description: 'Done; no body' } };
+  return {
+    operationId: route.operationId,
+    summary: route.summary,
+    security: anyScope(scopePrefix, route.scopes),
+    parameters: pathParametersOf(route.path),
+    ...(route.body && {
+      requestBody: {
+        // An empty body reads as `{}`: required only where `{}` is not a valid body.
+        required: !route.body.safeParse({}).success,
+        content: json(schemas.of(route.body, 'input')),
+      },
+    }),
+    responses: { ...success, ...errorResponsesFor(...errors) },
+  };
 }
 
 /** The OpenAPI 3.1 description of the REST routes, built from the same route table they run on. */
@@ -35,53 +230,47 @@ export function openApiDocument(
   scopePrefix: string,
   extra: DocumentedOperation[] = [],
 ): object {
+  const schemas = new Schemas();
+  const errorSchema = schemas.of(errorBody, 'output');
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
-    const parameters = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
-      name,
-      in: 'path',
-      required: true,
-      schema: { type: 'string' },
-    }));
-    (paths[route.path] ??= {})[route.method.toLowerCase()] = {
-      summary: route.summary,
-      security: [{ oauth2: route.scopes.map((s) => `${scopePrefix}:${s}`) }],
-      parameters,
-      ...(route.body && {
-        requestBody: {
-          required: false,
-          content: { 'application/json': { schema: z.toJSONSchema(route.body, { io: 'input' }) } },
-        },
-      }),
-      responses: {
-        default: {
-          description: 'An error',
-          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-        },
-      },
-    };
+    (paths[route.path] ??= {})[route.method.toLowerCase()] = routeOperation(
+      route,
+      scopePrefix,
+      schemas,
+    );
   }
-  for (const { method, path, operation } of extra) (paths[path] ??= {})[method] = operation;
+  for (const { method, path, operation } of extra) {
+    (paths[path] ??= {})[method] = schemas.resolve(operation);
+  }
   return {
     openapi: '3.1.0',
     info: {
       title: 'clipgate REST API',
       version: '1',
-      description: 'The REST part of the contract; GraphQL is at /graphql.',
+      description:
+        'The REST part of the API; GraphQL (queries, mutations, subscriptions) is at /graphql. docs/api.md describes both.',
     },
     paths,
     components: {
-      schemas: { Error: errorBody },
-      securitySchemes: {
-        oauth2: {
-          type: 'oauth2',
-          description: 'Authorization: Bearer <access token>',
-          flows: {
-            clientCredentials: {
-              tokenUrl: '/oauth/token',
-              scopes: Object.fromEntries(scopeNames.map((s) => [`${scopePrefix}:${s}`, s])),
-            },
+      schemas: schemas.components,
+      responses: Object.fromEntries(
+        Object.entries(errorResponses).map(([name, r]) => [
+          name,
+          {
+            description: r.description,
+            ...('headers' in r && { headers: r.headers }),
+            content: json(errorSchema),
           },
+        ]),
+      ),
+      securitySchemes: {
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: `An OAuth 2.0 access token: \`Authorization: Bearer <token>\`. An operation needs one of the scopes its security lists: ${scopeNames
+            .map((s) => `\`${fullScopeName(scopePrefix, s)}\``)
+            .join(', ')}.`,
         },
       },
     },

@@ -11,28 +11,34 @@ import type { HttpHandler } from './server.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
-export interface RestResult {
+export interface RestResult<T = unknown> {
   status?: number;
-  body?: unknown;
+  body?: T;
 }
 
 /** One REST operation: a thin adapter from HTTP onto a domain service. */
-export interface RestRoute<B extends z.ZodType = z.ZodType> {
+export interface RestRoute<B extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodType> {
   method: Method;
   /** e.g. `/api/accessories/{accessoryId}/activities` */
   path: string;
+  /** Unique across the API; typed clients name their methods by it. */
+  operationId: string;
   summary: string;
   /** The caller needs at least one of these. */
   scopes: ScopeName[];
+  /** The JSON request body; an empty body is parsed as `{}`. */
   body?: B;
+  /** The JSON body of a 200; without one the operation answers 204 No Content. */
+  response?: R;
   handle(
     ctx: RequestContext,
     input: { params: Record<string, string>; body: z.infer<B> },
-  ): Promise<RestResult>;
+  ): Promise<RestResult<z.input<R>>>;
 }
 
-/** Keeps each route's body type attached to its handler. */
-export const route = <B extends z.ZodType>(r: RestRoute<B>): RestRoute => r as RestRoute;
+/** Keeps each route's body and response types attached to its handler. */
+export const route = <B extends z.ZodType, R extends z.ZodType>(r: RestRoute<B, R>): RestRoute =>
+  r as unknown as RestRoute;
 
 interface Compiled {
   route: RestRoute;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { notFound } from '../errors.ts';
 import { eventTypes } from '../events/types.ts';
+import { timestamp, uuid } from '../http/openapi.ts';
 import { route } from '../http/rest.ts';
 import { callerOf, motionAllowed } from './caller.ts';
 import { AUTH_KEY_MAX, AUTH_KEY_MIN, USER_DATA_MAX_BYTES } from './registration.ts';
@@ -33,11 +34,28 @@ const registrationBody = z
       .unknown()
       .optional()
       .meta({
-        type: 'object',
-        description: `Echoed in every notification; a JSON object of at most ${USER_DATA_MAX_BYTES} bytes`,
+        type: ['object', 'null'],
+        additionalProperties: true,
+        description: `Echoed in every notification; a JSON object of at most ${USER_DATA_MAX_BYTES} bytes; null or left out: none`,
       }),
   })
-  .strict();
+  .strict()
+  .meta({ id: 'NotificationRegistrationInput' });
+
+const registrationSchema = z
+  .strictObject({
+    accountId: uuid,
+    clientId: z.string().meta({ description: 'The OAuth client the registration belongs to' }),
+    url: z.string(),
+    eventTypes: z.array(z.enum(eventTypes)),
+    userData: z.record(z.string(), z.unknown()).nullable(),
+    createdAt: timestamp,
+    updatedAt: timestamp,
+  })
+  .meta({
+    id: 'NotificationRegistration',
+    description: "The calling client's receiver on the account; the authKey is never returned",
+  });
 
 const path = '/api/accounts/{accountId}/notifications';
 const scopes = ['notifications', 'notifications_motion'] as const;
@@ -46,9 +64,11 @@ export const notificationRoutes = [
   route({
     method: 'PUT',
     path,
+    operationId: 'registerNotifications',
     summary: "Registers (or overwrites) the calling client's receiver of server notifications",
     scopes: [...scopes],
     body: registrationBody,
+    response: registrationSchema,
     async handle(ctx, { params, body }) {
       const caller = await callerOf(ctx, params.accountId!);
       const registration = await ctx.services.notifications.register(
@@ -62,8 +82,10 @@ export const notificationRoutes = [
   route({
     method: 'GET',
     path,
+    operationId: 'getNotificationRegistration',
     summary: "The calling client's registration on the account",
     scopes: [...scopes],
+    response: registrationSchema,
     async handle(ctx, { params }) {
       const registration = await ctx.services.notifications.get(
         await callerOf(ctx, params.accountId!),
@@ -75,6 +97,7 @@ export const notificationRoutes = [
   route({
     method: 'DELETE',
     path,
+    operationId: 'unregisterNotifications',
     summary: "Removes the calling client's registration; what is still queued for it is dropped",
     scopes: [...scopes],
     async handle(ctx, { params }) {

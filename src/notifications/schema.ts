@@ -67,28 +67,41 @@ const AttemptRef = builder.objectRef<AttemptView>('DeliveryAttempt').implement({
   }),
 });
 
-const DeliveryRef = builder.objectRef<DeliveryView>('NotificationDelivery').implement({
-  description: 'One notification to the calling client’s receiver, with every attempt.',
-  fields: (t) => ({
-    id: t.exposeID('deliveryId'),
-    kind: t.field({ type: DeliveryKindRef, resolve: (d) => d.kind }),
-    eventId: t.exposeID('eventId', { nullable: true, description: 'Null for a test.' }),
-    webhookId: t.exposeString('webhookId', {
-      description: 'The webhook-id header: the event id, or test_<id> for a test.',
+const DeliveryRef = builder
+  .nodeRef<DeliveryView>('NotificationDelivery', {
+    id: {
+      description:
+        'The delivery id (for redeliverNotification and the cursors of the delivery log), which is also its global id.',
+      resolve: (d) => d.deliveryId,
+    },
+    loadMany: async (ids, ctx) => {
+      ctx.require('notifications', 'notifications_motion');
+      // A caller without an account has no deliveries.
+      const caller = await orNull(callerOf(ctx));
+      return caller ? ctx.services.notifications.deliveriesById(caller, ids) : ids.map(() => null);
+    },
+  })
+  .implement({
+    description: 'One notification to the calling client’s receiver, with every attempt.',
+    fields: (t) => ({
+      kind: t.field({ type: DeliveryKindRef, resolve: (d) => d.kind }),
+      eventId: t.exposeID('eventId', { nullable: true, description: 'Null for a test.' }),
+      webhookId: t.exposeString('webhookId', {
+        description: 'The webhook-id header: the event id, or test_<id> for a test.',
+      }),
+      eventType: t.exposeString('eventType', {
+        description: `An EventType wire name, or ${TEST_EVENT_TYPE} for a test (not an EventType).`,
+      }),
+      eventData: t.field({ type: 'JSON', resolve: (d) => d.eventData }),
+      status: t.field({ type: DeliveryStateRef, resolve: (d) => d.state }),
+      url: t.exposeString('url'),
+      attemptCount: t.exposeInt('attemptCount'),
+      nextAttemptAt: t.expose('nextAttemptAt', { type: 'DateTime', nullable: true }),
+      createdAt: t.expose('createdAt', { type: 'DateTime' }),
+      finishedAt: t.expose('finishedAt', { type: 'DateTime', nullable: true }),
+      attempts: t.field({ type: [AttemptRef], resolve: (d) => d.attempts }),
     }),
-    eventType: t.exposeString('eventType', {
-      description: `An EventType wire name, or ${TEST_EVENT_TYPE} for a test (not an EventType).`,
-    }),
-    eventData: t.field({ type: 'JSON', resolve: (d) => d.eventData }),
-    status: t.field({ type: DeliveryStateRef, resolve: (d) => d.state }),
-    url: t.exposeString('url'),
-    attemptCount: t.exposeInt('attemptCount'),
-    nextAttemptAt: t.expose('nextAttemptAt', { type: 'DateTime', nullable: true }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    finishedAt: t.expose('finishedAt', { type: 'DateTime', nullable: true }),
-    attempts: t.field({ type: [AttemptRef], resolve: (d) => d.attempts }),
-  }),
-});
+  });
 
 const RegisterInput = builder.inputType('RegisterNotificationsInput', {
   fields: (t) => ({

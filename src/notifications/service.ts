@@ -10,6 +10,9 @@ import { secretContext, type SecretBox } from './secrets.ts';
 export const TEST_EVENT_TYPE = 'test_notification';
 export const MAX_DELIVERIES_PAGE = 100;
 
+/** Delivery ids are the decimal form of a positive bigint. */
+export const isDeliveryId = (value: string): boolean => /^\d{1,18}$/.test(value);
+
 export interface RegistrationView {
   accountId: string;
   clientId: string;
@@ -219,7 +222,7 @@ export class NotificationService {
     if (!Number.isInteger(first) || first < 1 || first > MAX_DELIVERIES_PAGE) {
       throw invalidArgument('first', `first must be 1..${MAX_DELIVERIES_PAGE}`);
     }
-    if (after !== undefined && !/^\d{1,18}$/.test(after)) {
+    if (after !== undefined && !isDeliveryId(after)) {
       throw invalidArgument('after', 'after must be a cursor of this connection');
     }
     const { rows } = await this.db.pool.query<DeliveryRow>(
@@ -233,12 +236,31 @@ export class NotificationService {
   }
 
   /**
+   * The caller's deliveries of these ids, in their order, each with its attempts; null for one
+   * that does not exist or belongs to another account or client.
+   */
+  async deliveriesById(
+    caller: Caller,
+    deliveryIds: readonly string[],
+  ): Promise<(DeliveryView | null)[]> {
+    const wanted = deliveryIds.filter(isDeliveryId);
+    if (wanted.length === 0) return deliveryIds.map(() => null);
+    const { rows } = await this.db.pool.query<DeliveryRow>(
+      `SELECT ${DELIVERY_COLUMNS} FROM deliveries
+        WHERE id = ANY ($3::bigint[]) AND account_id = $1 AND client_id = $2`,
+      [caller.accountId, caller.clientId, wanted],
+    );
+    const found = new Map((await this.#withAttempts(rows)).map((d) => [d.deliveryId, d]));
+    return deliveryIds.map((id) => found.get(id) ?? null);
+  }
+
+  /**
    * Queues a finished delivery again, to the registration as it is now (its url, key and
    * userData), for a full round of attempts. Pending or delivered ones: 409.
    */
   async redeliver(caller: Caller, deliveryId: string): Promise<DeliveryView> {
     const { accountId, clientId } = caller;
-    if (!/^\d{1,18}$/.test(deliveryId)) throw notFound('delivery');
+    if (!isDeliveryId(deliveryId)) throw notFound('delivery');
     const { rows } = await this.db.pool.query<DeliveryRow>(
       `UPDATE deliveries d
           SET state = 'pending', round_attempts = 0, next_attempt_at = now(), finished_at = NULL,

@@ -31,8 +31,13 @@ describe.each(backends)('operations on %s', (backend) => {
     expect(
       doc.paths['/api/accessories/{accessoryId}/activities'].post.requestBody.content[
         'application/json'
-      ].schema.properties.limit,
-    ).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 });
+      ].schema,
+    ).toEqual({ $ref: '#/components/schemas/ActivityListRequest' });
+    expect(doc.components.schemas.ActivityListRequest.properties.limit).toMatchObject({
+      type: 'integer',
+      minimum: 1,
+      maximum: 100,
+    });
     expect(Object.keys(doc.paths)).toEqual(
       expect.arrayContaining(['/api/accessories', '/api/accounts/{accountId}']),
     );

@@ -300,8 +300,11 @@ describe.each(backends)('notification registration on %s', (backend) => {
     const doc = (await rest(t.url, undefined, 'GET', '/openapi.json')).body;
     const route = doc.paths['/api/accounts/{accountId}/notifications'];
     expect(Object.keys(route).sort()).toEqual(['delete', 'get', 'put']);
+    expect(route.put.requestBody.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/NotificationRegistrationInput',
+    });
     expect(
-      route.put.requestBody.content['application/json'].schema.properties.eventTypes.items.enum,
+      doc.components.schemas.NotificationRegistrationInput.properties.eventTypes.items.enum,
     ).toContain('motion_started');
   });
 });

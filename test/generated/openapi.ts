@@ -1,0 +1,3010 @@
+// Generated from /openapi.json by `npm run openapi:types`; do not edit.
+
+export interface paths {
+    "/api/accounts/{accountId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's account: its id and retention; `self` names it without knowing its id */
+        get: operations["getAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/accessories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's accessories */
+        get: operations["listAccessories"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/accessories/{accessoryId}/activities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** List or search the activities of an accessory, newest to oldest, a page at a time */
+        post: operations["listActivities"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/accessories/{accessoryId}/activities/{activityId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One activity with every extra field */
+        get: operations["getActivity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/accessories/{accessoryId}/zones": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The accessory's zones and when they were last saved (null before the first save) */
+        get: operations["getZones"];
+        /** Replaces the accessory's zones (at most 5, ids z1..z5, 3..32 vertices in [0, 1], simple polygons) */
+        put: operations["saveZones"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/accounts/{accountId}/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The calling client's registration on the account */
+        get: operations["getNotificationRegistration"];
+        /** Registers (or overwrites) the calling client's receiver of server notifications */
+        put: operations["registerNotifications"];
+        post?: never;
+        /** Removes the calling client's registration; what is still queued for it is dropped */
+        delete: operations["unregisterNotifications"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/accessories/{accessoryId}/activities/{activityId}/image": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The activity's JPG
+         * @description The activity of an accessory of the caller.
+         */
+        get: operations["getImage"];
+        /**
+         * Upload the activity's JPG
+         * @description Ingest. The body is streamed to storage: at most MEDIA_MAX_IMAGE_BYTES bytes (413), as `image/jpeg` (415) with matching first bytes (400). With `Content-Digest: sha-256=:<base64>:` or `X-Checksum-SHA256: <hex or base64>` a body that does not match is refused (400) and nothing is kept. Media of a finished activity cannot change (409), except by the same bytes again (200).
+         */
+        put: operations["putImage"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * The activity's JPG: headers only
+         * @description The activity of an accessory of the caller.
+         */
+        head: operations["headImage"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/accessories/{accessoryId}/activities/{activityId}/signed/{signature}/image": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The activity's JPG, by a signed URL
+         * @description No bearer token: the `{signature}` segment of a URL from the `media` extra field (or GraphQL `Activity.media`) is the credential for one activity until it expires (MEDIA_URL_TTL_S); a bad or expired one is 403. The answer carries `Access-Control-Allow-Origin: *`.
+         */
+        get: operations["getImageSigned"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * The activity's JPG: headers only, by a signed URL
+         * @description No bearer token: the `{signature}` segment of a URL from the `media` extra field (or GraphQL `Activity.media`) is the credential for one activity until it expires (MEDIA_URL_TTL_S); a bad or expired one is 403. The answer carries `Access-Control-Allow-Origin: *`.
+         */
+        head: operations["headImageSigned"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/accessories/{accessoryId}/activities/{activityId}/mp4": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The activity's MP4, with byte ranges
+         * @description The activity of an accessory of the caller.
+         */
+        get: operations["getMp4"];
+        /**
+         * Upload the activity's MP4 (packaged to HLS and DASH afterwards)
+         * @description Ingest. The body is streamed to storage: at most MEDIA_MAX_MP4_BYTES bytes (413), as `video/mp4` (415) with matching first bytes (400). With `Content-Digest: sha-256=:<base64>:` or `X-Checksum-SHA256: <hex or base64>` a body that does not match is refused (400) and nothing is kept. Media of a finished activity cannot change (409), except by the same bytes again (200).
+         */
+        put: operations["putMp4"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * The activity's MP4, with byte ranges: headers only
+         * @description The activity of an accessory of the caller.
+         */
+        head: operations["headMp4"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/accessories/{accessoryId}/activities/{activityId}/signed/{signature}/mp4": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The activity's MP4, with byte ranges, by a signed URL
+         * @description No bearer token: the `{signature}` segment of a URL from the `media` extra field (or GraphQL `Activity.media`) is the credential for one activity until it expires (MEDIA_URL_TTL_S); a bad or expired one is 403. The answer carries `Access-Control-Allow-Origin: *`.
+         */
+        get: operations["getMp4Signed"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * The activity's MP4, with byte ranges: headers only, by a signed URL
+         * @description No bearer token: the `{signature}` segment of a URL from the `media` extra field (or GraphQL `Activity.media`) is the credential for one activity until it expires (MEDIA_URL_TTL_S); a bad or expired one is 403. The answer carries `Access-Control-Allow-Origin: *`.
+         */
+        head: operations["headMp4Signed"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/accessories/{accessoryId}/activities/{activityId}/mpd": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The DASH manifest
+         * @description The activity of an accessory of the caller. Packaged from the MP4 in the background after its upload (ffmpeg, `-c copy`): 503 UNAVAILABLE with `Retry-After: 2` until then, 404 if the clip could not be packaged. The relative URLs inside resolve under the same (signed) path.
+         */
+        get: operations["getDashManifest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * The DASH manifest: headers only
+         * @description The activity of an accessory of the caller. Packaged from the MP4 in the background after its upload (ffmpeg, `-c copy`): 503 UNAVAILABLE with `Retry-After: 2` until then, 404 if the clip could not be packaged. The relative URLs inside resolve under the same (signed) path.
+         */
+        head: operations["headDashManifest"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/accessories/{accessoryId}/activities/{activityId}/signed/{signature}/mpd": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The DASH manifest, by a signed URL
+         * @description No bearer token: the `{signature}` segment of a URL from the `media` extra field (or GraphQL `Activity.media`) is the credential for one activity until it expires (MEDIA_URL_TTL_S); a bad or expired one is 403. The answer carries `Access-Control-Allow-Origin: *`. Packaged from the MP4 in the background after its upload (ffmpeg, `-c copy`): 503 UNAVAILABLE with `Retry-After: 2` until then, 404 if the clip could not be packaged. The relative URLs inside resolve under the same (signed) path.
+         */
+        get: operations["getDashManifestSigned"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * The DASH manifest: headers only, by a signed URL
+         * @description No bearer token: the `{signature}` segment of a URL from the `media` extra field (or GraphQL `Activity.media`) is the credential for one activity until it expires (MEDIA_URL_TTL_S); a bad or expired one is 403. The answer carries `Access-Control-Allow-Origin: *`. Packaged from the MP4 in the background after its upload (ffmpeg, `-c copy`): 503 UNAVAILABLE with `Retry-After: 2` until then, 404 if the clip could not be packaged. The relative URLs inside resolve under the same (signed) path.
+         */
+        head: operations["headDashManifestSigned"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/accessories/{accessoryId}/activities/{activityId}/dash/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A DASH init (`.m4s`) or media segment
+         * @description The activity of an accessory of the caller. Packaged from the MP4 in the background after its upload (ffmpeg, `-c copy`): 503 UNAVAILABLE with `Retry-After: 2` until then, 404 if the clip could not be packaged. The relative URLs inside resolve under the same (signed) path.
+         */
+        get: operations["getDashSegment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * A DASH init (`.m4s`) or media segment: headers only
+         * @description The activity of an accessory of the caller. Packaged from the MP4 in the background after its upload (ffmpeg, `-c copy`): 503 UNAVAILABLE with `Retry-After: 2` until then, 404 if the clip could not be packaged. The relative URLs inside resolve under the same (signed) path.
+         */
+        head: operations["headDashSegment"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/accessories/{accessoryId}/activities/{activityId}/signed/{signature}/dash/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A DASH init (`.m4s`) or media segment, by a signed URL
+         * @description No bearer token: the `{signature}` segment of a URL from the `media` extra field (or GraphQL `Activity.media`) is the credential for one activity until it expires (MEDIA_URL_TTL_S); a bad or expired one is 403. The answer carries `Access-Control-Allow-Origin: *`. Packaged from the MP4 in the background after its upload (ffmpeg, `-c copy`): 503 UNAVAILABLE with `Retry-After: 2` until then, 404 if the clip could not be packaged. The relative URLs inside resolve under the same (signed) path.
+         */
+        get: operations["getDashSegmentSigned"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * A DASH init (`.m4s`) or media segment: headers only, by a signed URL
+         * @description No bearer token: the `{signature}` segment of a URL from the `media` extra field (or GraphQL `Activity.media`) is the credential for one activity until it expires (MEDIA_URL_TTL_S); a bad or expired one is 403. The answer carries `Access-Control-Allow-Origin: *`. Packaged from the MP4 in the background after its upload (ffmpeg, `-c copy`): 503 UNAVAILABLE with `Retry-After: 2` until then, 404 if the clip could not be packaged. The relative URLs inside resolve under the same (signed) path.
+         */
+        head: operations["headDashSegmentSigned"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/accessories/{accessoryId}/activities/{activityId}/hls/activity.m3u8": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The HLS playlist (fMP4 segments)
+         * @description The activity of an accessory of the caller. Packaged from the MP4 in the background after its upload (ffmpeg, `-c copy`): 503 UNAVAILABLE with `Retry-After: 2` until then, 404 if the clip could not be packaged. The relative URLs inside resolve under the same (signed) path.
+         */
+        get: operations["getHlsPlaylist"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * The HLS playlist (fMP4 segments): headers only
+         * @description The activity of an accessory of the caller. Packaged from the MP4 in the background after its upload (ffmpeg, `-c copy`): 503 UNAVAILABLE with `Retry-After: 2` until then, 404 if the clip could not be packaged. The relative URLs inside resolve under the same (signed) path.
+         */
+        head: operations["headHlsPlaylist"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/accessories/{accessoryId}/activities/{activityId}/signed/{signature}/hls/activity.m3u8": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The HLS playlist (fMP4 segments), by a signed URL
+         * @description No bearer token: the `{signature}` segment of a URL from the `media` extra field (or GraphQL `Activity.media`) is the credential for one activity until it expires (MEDIA_URL_TTL_S); a bad or expired one is 403. The answer carries `Access-Control-Allow-Origin: *`. Packaged from the MP4 in the background after its upload (ffmpeg, `-c copy`): 503 UNAVAILABLE with `Retry-After: 2` until then, 404 if the clip could not be packaged. The relative URLs inside resolve under the same (signed) path.
+         */
+        get: operations["getHlsPlaylistSigned"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * The HLS playlist (fMP4 segments): headers only, by a signed URL
+         * @description No bearer token: the `{signature}` segment of a URL from the `media` extra field (or GraphQL `Activity.media`) is the credential for one activity until it expires (MEDIA_URL_TTL_S); a bad or expired one is 403. The answer carries `Access-Control-Allow-Origin: *`. Packaged from the MP4 in the background after its upload (ffmpeg, `-c copy`): 503 UNAVAILABLE with `Retry-After: 2` until then, 404 if the clip could not be packaged. The relative URLs inside resolve under the same (signed) path.
+         */
+        head: operations["headHlsPlaylistSigned"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/accessories/{accessoryId}/activities/{activityId}/hls/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An HLS init (`init.mp4`) or media segment (`.m4s`)
+         * @description The activity of an accessory of the caller. Packaged from the MP4 in the background after its upload (ffmpeg, `-c copy`): 503 UNAVAILABLE with `Retry-After: 2` until then, 404 if the clip could not be packaged. The relative URLs inside resolve under the same (signed) path.
+         */
+        get: operations["getHlsSegment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * An HLS init (`init.mp4`) or media segment (`.m4s`): headers only
+         * @description The activity of an accessory of the caller. Packaged from the MP4 in the background after its upload (ffmpeg, `-c copy`): 503 UNAVAILABLE with `Retry-After: 2` until then, 404 if the clip could not be packaged. The relative URLs inside resolve under the same (signed) path.
+         */
+        head: operations["headHlsSegment"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/accessories/{accessoryId}/activities/{activityId}/signed/{signature}/hls/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An HLS init (`init.mp4`) or media segment (`.m4s`), by a signed URL
+         * @description No bearer token: the `{signature}` segment of a URL from the `media` extra field (or GraphQL `Activity.media`) is the credential for one activity until it expires (MEDIA_URL_TTL_S); a bad or expired one is 403. The answer carries `Access-Control-Allow-Origin: *`. Packaged from the MP4 in the background after its upload (ffmpeg, `-c copy`): 503 UNAVAILABLE with `Retry-After: 2` until then, 404 if the clip could not be packaged. The relative URLs inside resolve under the same (signed) path.
+         */
+        get: operations["getHlsSegmentSigned"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * An HLS init (`init.mp4`) or media segment (`.m4s`): headers only, by a signed URL
+         * @description No bearer token: the `{signature}` segment of a URL from the `media` extra field (or GraphQL `Activity.media`) is the credential for one activity until it expires (MEDIA_URL_TTL_S); a bad or expired one is 403. The answer carries `Access-Control-Allow-Origin: *`. Packaged from the MP4 in the background after its upload (ffmpeg, `-c copy`): 503 UNAVAILABLE with `Retry-After: 2` until then, 404 if the clip could not be packaged. The relative URLs inside resolve under the same (signed) path.
+         */
+        head: operations["headHlsSegmentSigned"];
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        Error: {
+            error: {
+                /** @enum {string} */
+                code: "INVALID_ARGUMENT" | "UNAUTHENTICATED" | "PERMISSION_DENIED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL" | "UNAVAILABLE";
+                message: string;
+                details: {
+                    /** @description The offending request field */
+                    field?: string;
+                    /** @description Filter errors: the character offset in the filter */
+                    position?: number;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        /** @description The caller's account */
+        Account: {
+            accountId: components["schemas"]["Uuid"];
+            retentionDays: number;
+        };
+        /**
+         * Format: uuid
+         * @description A lower-case UUID v4
+         */
+        Uuid: string;
+        /** @description The caller's accessories, ordered by id; at most 1000 (GraphQL `accessories` pages through any number) */
+        AccessoryList: {
+            accessories: components["schemas"]["Accessory"][];
+        };
+        Accessory: {
+            accessoryId: components["schemas"]["Uuid"];
+            deviceId: string;
+            name: string;
+            createdAt: components["schemas"]["Timestamp"];
+        };
+        /**
+         * Format: date-time
+         * @description ISO 8601 in UTC with `Z`, e.g. 2026-11-21T20:41:17.000Z
+         */
+        Timestamp: string;
+        ActivityPage: {
+            /** @description Newest to oldest */
+            activities: components["schemas"]["Activity"][];
+            /** @description Present exactly when the range holds more activities: continue with it and operator `<` (newest-first scan) or `>` (oldest-first) */
+            nextStartActivityId?: string;
+        };
+        Activity: {
+            /** @description The UTC second of creation */
+            activityId: string;
+            accessoryId: components["schemas"]["Uuid"];
+            startTime: components["schemas"]["Timestamp"];
+            /** @description null while in progress */
+            endTime: components["schemas"]["Timestamp"] | null;
+            /** @description Milliseconds; null while in progress */
+            playbackDuration: number | null;
+            relevanceLevel: number;
+            inProgress: boolean;
+            /** @description Zone ids: z1..z5, zR */
+            motionZones?: string[];
+            /** @description Cells of the 16x8 grid over the frame, 0 top-left, row-major */
+            objectLocations?: number[];
+            /** @description null without any media */
+            media?: components["schemas"]["ActivityMedia"] | null;
+        };
+        /** @description Signed media URLs: they work without a bearer token until they expire (MEDIA_URL_TTL_S); root-relative unless PUBLIC_BASE_URL is set */
+        ActivityMedia: {
+            /** @description The JPG; null without one */
+            image: string | null;
+            /** @description The MP4 (byte ranges); null without one */
+            mp4: string | null;
+            /** @description The DASH manifest; null until the MP4 is packaged */
+            mpd: string | null;
+            /** @description The HLS playlist; null until the MP4 is packaged */
+            hls: string | null;
+        };
+        /** @description Every field is optional; an empty body lists the newest 20. `startActivityId` and `operator` go together. */
+        ActivityListRequest: {
+            scanDirectionNewer?: boolean;
+            startActivityId?: string;
+            /** @enum {string} */
+            operator?: "<" | "<=" | ">" | ">=";
+            limit?: number;
+            filter?: string;
+            extraFields?: ("motionZones" | "objectLocations" | "media")[];
+        };
+        /** @description An activity with every extra field */
+        ActivityWithExtras: {
+            /** @description The UTC second of creation */
+            activityId: string;
+            accessoryId: components["schemas"]["Uuid"];
+            startTime: components["schemas"]["Timestamp"];
+            /** @description null while in progress */
+            endTime: components["schemas"]["Timestamp"] | null;
+            /** @description Milliseconds; null while in progress */
+            playbackDuration: number | null;
+            relevanceLevel: number;
+            inProgress: boolean;
+            /** @description Zone ids: z1..z5, zR */
+            motionZones: string[];
+            /** @description Cells of the 16x8 grid over the frame, 0 top-left, row-major */
+            objectLocations: number[];
+            /** @description null without any media */
+            media: components["schemas"]["ActivityMedia"] | null;
+        };
+        AccessoryZones: {
+            zones: components["schemas"]["Zone"][];
+            /** @description When the zones were last saved; null before the first save */
+            lastModified: components["schemas"]["Timestamp"] | null;
+        };
+        Zone: {
+            /**
+             * @description Unique in the set
+             * @enum {string}
+             */
+            id: "z1" | "z2" | "z3" | "z4" | "z5";
+            name: string;
+            /** @description Stored in lower case */
+            color: string;
+            /** @description A simple polygon, (0, 0) top-left of the frame, either orientation */
+            vertices: {
+                x: number;
+                y: number;
+            }[];
+        };
+        ZonesInput: {
+            zones: components["schemas"]["Zone"][];
+            /** @description Ignored: a GET answer can be sent back as it is */
+            lastModified?: string | null;
+        };
+        /** @description The calling client's receiver on the account; the authKey is never returned */
+        NotificationRegistration: {
+            accountId: components["schemas"]["Uuid"];
+            /** @description The OAuth client the registration belongs to */
+            clientId: string;
+            url: string;
+            eventTypes: ("activity_created" | "activity_updated" | "activity_finished" | "motion_started" | "motion_ended" | "account_deleted")[];
+            userData: {
+                [key: string]: unknown;
+            } | null;
+            createdAt: components["schemas"]["Timestamp"];
+            updatedAt: components["schemas"]["Timestamp"];
+        };
+        NotificationRegistrationInput: {
+            /**
+             * Format: uri
+             * @description Absolute https URL (http only with WEBHOOK_ALLOW_HTTP), without credentials
+             */
+            url: string;
+            /** @description The HMAC key of the signatures; never returned */
+            authKey: string;
+            /** @description motion_* require notifications_motion; account_deleted is always sent */
+            eventTypes: ("activity_created" | "activity_updated" | "activity_finished" | "motion_started" | "motion_ended" | "account_deleted")[];
+            /** @description Echoed in every notification; a JSON object of at most 4096 bytes; null or left out: none */
+            userData?: {
+                [key: string]: unknown;
+            } | null;
+        };
+        MediaUpload: {
+            accessoryId: components["schemas"]["Uuid"];
+            activityId: string;
+            /** @enum {string} */
+            kind: "image" | "mp4";
+            contentType: string;
+            size: number;
+            /** @description Hex; also the `ETag` */
+            sha256: string;
+            uploadedAt: components["schemas"]["Timestamp"];
+            /** @description MP4: how far HLS/DASH packaging is; null for an image */
+            packaging: ("queued" | "running" | "ready" | "failed") | null;
+        };
+    };
+    responses: {
+        /** @description INVALID_ARGUMENT: malformed JSON, wrong types, unknown fields or values out of range; `details.field` names the field */
+        BadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description UNAUTHENTICATED: no token, or a malformed, expired or badly signed one */
+        Unauthenticated: {
+            headers: {
+                /** @description `Bearer` */
+                "WWW-Authenticate"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description PERMISSION_DENIED: the token lacks the scope (`details.scope`) */
+        PermissionDenied: {
+            headers: {
+                /** @description `Bearer error="insufficient_scope", scope="..."` */
+                "WWW-Authenticate"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description NOT_FOUND: no such resource, or one of another account */
+        NotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description CONFLICT */
+        Conflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description PAYLOAD_TOO_LARGE: the body is over the limit */
+        PayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description UNSUPPORTED_MEDIA_TYPE: the body is not of the content type required */
+        UnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description INVALID_ARGUMENT: the range starts at or after the end of the object */
+        RangeNotSatisfiable: {
+            headers: {
+                /** @description `bytes *\/{size}` */
+                "Content-Range"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description UNAVAILABLE: try again after `Retry-After` seconds */
+        Unavailable: {
+            headers: {
+                /** @description Seconds */
+                "Retry-After"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Any other error: RATE_LIMITED (429, with `Retry-After`), INTERNAL (500), UNAVAILABLE (503, with `Retry-After`) */
+        Error: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+    };
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    getAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The caller's own account id, or `self` */
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's account */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Account"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listAccessories: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's accessories, ordered by id; at most 1000 (GraphQL `accessories` pages through any number) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccessoryList"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listActivities: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An accessory id */
+                accessoryId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ActivityListRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActivityPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getActivity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An accessory id */
+                accessoryId: components["schemas"]["Uuid"];
+                /** @description An activity id, YYYYMMDDTHHMMSSZ */
+                activityId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An activity with every extra field */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActivityWithExtras"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getZones: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An accessory id */
+                accessoryId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccessoryZones"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    saveZones: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An accessory id */
+                accessoryId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ZonesInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccessoryZones"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getNotificationRegistration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The caller's own account id, or `self` */
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The calling client's receiver on the account; the authKey is never returned */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationRegistration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    registerNotifications: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The caller's own account id, or `self` */
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NotificationRegistrationInput"];
+            };
+        };
+        responses: {
+            /** @description The calling client's receiver on the account; the authKey is never returned */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationRegistration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            default: components["responses"]["Error"];
+        };
+    };
+    unregisterNotifications: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The caller's own account id, or `self` */
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getImage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One byte range, e.g. `bytes=0-1023` or `bytes=-500`; several ranges, another unit or bad syntax are answered with the whole object (200) */
+                Range?: string;
+                /** @description An ETag seen before: 304 when it still matches */
+                "If-None-Match"?: string;
+                /** @description An ETag or date: the range is served only if the object is still that one */
+                "If-Range"?: string;
+            };
+            path: {
+                /** @description An accessory id */
+                accessoryId: components["schemas"]["Uuid"];
+                /** @description An activity id, YYYYMMDDTHHMMSSZ */
+                activityId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole object */
+            200: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    /** @description `max-age=10` while the activity is in progress, `private, max-age=31536000, immutable` once it is finished */
+                    "Cache-Control"?: string;
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    /** @description The bytes sent */
+                    "Content-Length"?: string;
+                    /** @description When the media was uploaded */
+                    "Last-Modified"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/jpeg": string;
+                };
+            };
+            /** @description The byte range asked for */
+            206: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    /** @description `max-age=10` while the activity is in progress, `private, max-age=31536000, immutable` once it is finished */
+                    "Cache-Control"?: string;
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    /** @description The bytes sent */
+                    "Content-Length"?: string;
+                    /** @description When the media was uploaded */
+                    "Last-Modified"?: string;
+                    /** @description `bytes {start}-{end}/{size}` */
+                    "Content-Range"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/jpeg": string;
+                };
+            };
+            /** @description `If-None-Match` matched the ETag */
+            304: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            416: components["responses"]["RangeNotSatisfiable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    putImage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description RFC 9530, e.g. `sha-256=:X48E9qOokqqrvdts8nOJRJN3OWDUoyWxBf7kbu9DBPE=:` */
+                "Content-Digest"?: string;
+                /** @description The SHA-256 of the body, hex or base64 */
+                "X-Checksum-SHA256"?: string;
+            };
+            path: {
+                /** @description An accessory id */
+                accessoryId: components["schemas"]["Uuid"];
+                /** @description An activity id, YYYYMMDDTHHMMSSZ */
+                activityId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "image/jpeg": string;
+            };
+        };
+        responses: {
+            /** @description Replaced (or the same bytes again) */
+            200: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MediaUpload"];
+                };
+            };
+            /** @description Stored: the first upload */
+            201: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MediaUpload"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            default: components["responses"]["Error"];
+        };
+    };
+    headImage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One byte range, e.g. `bytes=0-1023` or `bytes=-500`; several ranges, another unit or bad syntax are answered with the whole object (200) */
+                Range?: string;
+                /** @description An ETag seen before: 304 when it still matches */
+                "If-None-Match"?: string;
+                /** @description An ETag or date: the range is served only if the object is still that one */
+                "If-Range"?: string;
+            };
+            path: {
+                /** @description An accessory id */
+                accessoryId: components["schemas"]["Uuid"];
+                /** @description An activity id, YYYYMMDDTHHMMSSZ */
+                activityId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole object */
+            200: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    /** @description `max-age=10` while the activity is in progress, `private, max-age=31536000, immutable` once it is finished */
+                    "Cache-Control"?: string;
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    /** @description The bytes sent */
+                    "Content-Length"?: string;
+                    /** @description When the media was uploaded */
+                    "Last-Modified"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The byte range asked for */
+            206: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    /** @description `max-age=10` while the activity is in progress, `private, max-age=31536000, immutable` once it is finished */
+                    "Cache-Control"?: string;
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    /** @description The bytes sent */
+                    "Content-Length"?: string;
+                    /** @description When the media was uploaded */
+                    "Last-Modified"?: string;
+                    /** @description `bytes {start}-{end}/{size}` */
+                    "Content-Range"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `If-None-Match` matched the ETag */
+            304: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            416: components["responses"]["RangeNotSatisfiable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getImageSigned: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One byte range, e.g. `bytes=0-1023` or `bytes=-500`; several ranges, another unit or bad syntax are answered with the whole object (200) */
+                Range?: string;
+                /** @description An ETag seen before: 304 when it still matches */
+                "If-None-Match"?: string;
+                /** @description An ETag or date: the range is served only if the object is still that one */
+                "If-Range"?: string;
+            };
+            path: {
+                /** @description An accessory id */
+                accessoryId: components["schemas"]["Uuid"];
+                /** @description An activity id, YYYYMMDDTHHMMSSZ */
+                activityId: string;
+                /** @description `{expires}.{mac}`, from a signed media URL */
+                signature: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole object */
+            200: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    /** @description `max-age=10` while the activity is in progress, `private, max-age=31536000, immutable` once it is finished */
+                    "Cache-Control"?: string;
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    /** @description The bytes sent */
+                    "Content-Length"?: string;
+                    /** @description When the media was uploaded */
+                    "Last-Modified"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/jpeg": string;
+                };
+            };
+            /** @description The byte range asked for */
+            206: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    /** @description `max-age=10` while the activity is in progress, `private, max-age=31536000, immutable` once it is finished */
+                    "Cache-Control"?: string;
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    /** @description The bytes sent */
+                    "Content-Length"?: string;
+                    /** @description When the media was uploaded */
+                    "Last-Modified"?: string;
+                    /** @description `bytes {start}-{end}/{size}` */
+                    "Content-Range"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/jpeg": string;
+                };
+            };
+            /** @description `If-None-Match` matched the ETag */
+            304: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description PERMISSION_DENIED: the signature is not valid, or it expired */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            416: components["responses"]["RangeNotSatisfiable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    headImageSigned: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One byte range, e.g. `bytes=0-1023` or `bytes=-500`; several ranges, another unit or bad syntax are answered with the whole object (200) */
+                Range?: string;
+                /** @description An ETag seen before: 304 when it still matches */
+                "If-None-Match"?: string;
+                /** @description An ETag or date: the range is served only if the object is still that one */
+                "If-Range"?: string;
+            };
+            path: {
+                /** @description An accessory id */
+                accessoryId: components["schemas"]["Uuid"];
+                /** @description An activity id, YYYYMMDDTHHMMSSZ */
+                activityId: string;
+                /** @description `{expires}.{mac}`, from a signed media URL */
+                signature: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole object */
+            200: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    /** @description `max-age=10` while the activity is in progress, `private, max-age=31536000, immutable` once it is finished */
+                    "Cache-Control"?: string;
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    /** @description The bytes sent */
+                    "Content-Length"?: string;
+                    /** @description When the media was uploaded */
+                    "Last-Modified"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The byte range asked for */
+            206: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    /** @description `max-age=10` while the activity is in progress, `private, max-age=31536000, immutable` once it is finished */
+                    "Cache-Control"?: string;
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    /** @description The bytes sent */
+                    "Content-Length"?: string;
+                    /** @description When the media was uploaded */
+                    "Last-Modified"?: string;
+                    /** @description `bytes {start}-{end}/{size}` */
+                    "Content-Range"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `If-None-Match` matched the ETag */
+            304: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description PERMISSION_DENIED: the signature is not valid, or it expired */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            416: components["responses"]["RangeNotSatisfiable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getMp4: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One byte range, e.g. `bytes=0-1023` or `bytes=-500`; several ranges, another unit or bad syntax are answered with the whole object (200) */
+                Range?: string;
+                /** @description An ETag seen before: 304 when it still matches */
+                "If-None-Match"?: string;
+                /** @description An ETag or date: the range is served only if the object is still that one */
+                "If-Range"?: string;
+            };
+            path: {
+                /** @description An accessory id */
+                accessoryId: components["schemas"]["Uuid"];
+                /** @description An activity id, YYYYMMDDTHHMMSSZ */
+                activityId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole object */
+            200: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    /** @description `max-age=10` while the activity is in progress, `private, max-age=31536000, immutable` once it is finished */
+                    "Cache-Control"?: string;
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    /** @description The bytes sent */
+                    "Content-Length"?: string;
+                    /** @description When the media was uploaded */
+                    "Last-Modified"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "video/mp4": string;
+                };
+            };
+            /** @description The byte range asked for */
+            206: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    /** @description `max-age=10` while the activity is in progress, `private, max-age=31536000, immutable` once it is finished */
+                    "Cache-Control"?: string;
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    /** @description The bytes sent */
+                    "Content-Length"?: string;
+                    /** @description When the media was uploaded */
+                    "Last-Modified"?: string;
+                    /** @description `bytes {start}-{end}/{size}` */
+                    "Content-Range"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "video/mp4": string;
+                };
+            };
+            /** @description `If-None-Match` matched the ETag */
+            304: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            416: components["responses"]["RangeNotSatisfiable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    putMp4: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description RFC 9530, e.g. `sha-256=:X48E9qOokqqrvdts8nOJRJN3OWDUoyWxBf7kbu9DBPE=:` */
+                "Content-Digest"?: string;
+                /** @description The SHA-256 of the body, hex or base64 */
+                "X-Checksum-SHA256"?: string;
+            };
+            path: {
+                /** @description An accessory id */
+                accessoryId: components["schemas"]["Uuid"];
+                /** @description An activity id, YYYYMMDDTHHMMSSZ */
+                activityId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "video/mp4": string;
+            };
+        };
+        responses: {
+            /** @description Replaced (or the same bytes again) */
+            200: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MediaUpload"];
+                };
+            };
+            /** @description Stored: the first upload */
+            201: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MediaUpload"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            default: components["responses"]["Error"];
+        };
+    };
+    headMp4: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One byte range, e.g. `bytes=0-1023` or `bytes=-500`; several ranges, another unit or bad syntax are answered with the whole object (200) */
+                Range?: string;
+                /** @description An ETag seen before: 304 when it still matches */
+                "If-None-Match"?: string;
+                /** @description An ETag or date: the range is served only if the object is still that one */
+                "If-Range"?: string;
+            };
+            path: {
+                /** @description An accessory id */
+                accessoryId: components["schemas"]["Uuid"];
+                /** @description An activity id, YYYYMMDDTHHMMSSZ */
+                activityId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole object */
+            200: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    /** @description `max-age=10` while the activity is in progress, `private, max-age=31536000, immutable` once it is finished */
+                    "Cache-Control"?: string;
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    /** @description The bytes sent */
+                    "Content-Length"?: string;
+                    /** @description When the media was uploaded */
+                    "Last-Modified"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The byte range asked for */
+            206: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    /** @description `max-age=10` while the activity is in progress, `private, max-age=31536000, immutable` once it is finished */
+                    "Cache-Control"?: string;
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    /** @description The bytes sent */
+                    "Content-Length"?: string;
+                    /** @description When the media was uploaded */
+                    "Last-Modified"?: string;
+                    /** @description `bytes {start}-{end}/{size}` */
+                    "Content-Range"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `If-None-Match` matched the ETag */
+            304: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            416: components["responses"]["RangeNotSatisfiable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getMp4Signed: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One byte range, e.g. `bytes=0-1023` or `bytes=-500`; several ranges, another unit or bad syntax are answered with the whole object (200) */
+                Range?: string;
+                /** @description An ETag seen before: 304 when it still matches */
+                "If-None-Match"?: string;
+                /** @description An ETag or date: the range is served only if the object is still that one */
+                "If-Range"?: string;
+            };
+            path: {
+                /** @description An accessory id */
+                accessoryId: components["schemas"]["Uuid"];
+                /** @description An activity id, YYYYMMDDTHHMMSSZ */
+                activityId: string;
+                /** @description `{expires}.{mac}`, from a signed media URL */
+                signature: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole object */
+            200: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    /** @description `max-age=10` while the activity is in progress, `private, max-age=31536000, immutable` once it is finished */
+                    "Cache-Control"?: string;
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    /** @description The bytes sent */
+                    "Content-Length"?: string;
+                    /** @description When the media was uploaded */
+                    "Last-Modified"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "video/mp4": string;
+                };
+            };
+            /** @description The byte range asked for */
+            206: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    /** @description `max-age=10` while the activity is in progress, `private, max-age=31536000, immutable` once it is finished */
+                    "Cache-Control"?: string;
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    /** @description The bytes sent */
+                    "Content-Length"?: string;
+                    /** @description When the media was uploaded */
+                    "Last-Modified"?: string;
+                    /** @description `bytes {start}-{end}/{size}` */
+                    "Content-Range"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "video/mp4": string;
+                };
+            };
+            /** @description `If-None-Match` matched the ETag */
+            304: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description PERMISSION_DENIED: the signature is not valid, or it expired */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            416: components["responses"]["RangeNotSatisfiable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    headMp4Signed: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One byte range, e.g. `bytes=0-1023` or `bytes=-500`; several ranges, another unit or bad syntax are answered with the whole object (200) */
+                Range?: string;
+                /** @description An ETag seen before: 304 when it still matches */
+                "If-None-Match"?: string;
+                /** @description An ETag or date: the range is served only if the object is still that one */
+                "If-Range"?: string;
+            };
+            path: {
+                /** @description An accessory id */
+                accessoryId: components["schemas"]["Uuid"];
+                /** @description An activity id, YYYYMMDDTHHMMSSZ */
+                activityId: string;
+                /** @description `{expires}.{mac}`, from a signed media URL */
+                signature: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole object */
+            200: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    /** @description `max-age=10` while the activity is in progress, `private, max-age=31536000, immutable` once it is finished */
+                    "Cache-Control"?: string;
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    /** @description The bytes sent */
+                    "Content-Length"?: string;
+                    /** @description When the media was uploaded */
+                    "Last-Modified"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The byte range asked for */
+            206: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    /** @description `max-age=10` while the activity is in progress, `private, max-age=31536000, immutable` once it is finished */
+                    "Cache-Control"?: string;
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    /** @description The bytes sent */
+                    "Content-Length"?: string;
+                    /** @description When the media was uploaded */
+                    "Last-Modified"?: string;
+                    /** @description `bytes {start}-{end}/{size}` */
+                    "Content-Range"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `If-None-Match` matched the ETag */
+            304: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description PERMISSION_DENIED: the signature is not valid, or it expired */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            416: components["responses"]["RangeNotSatisfiable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getDashManifest: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One byte range, e.g. `bytes=0-1023` or `bytes=-500`; several ranges, another unit or bad syntax are answered with the whole object (200) */
+                Range?: string;
+                /** @description An ETag seen before: 304 when it still matches */
+                "If-None-Match"?: string;
+                /** @description An ETag or date: the range is served only if the object is still that one */
+                "If-Range"?: string;
+            };
+            path: {
+                /** @description An accessory id */
+                accessoryId: components["schemas"]["Uuid"];
+                /** @description An activity id, YYYYMMDDTHHMMSSZ */
+                activityId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole object */
+            200: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    /** @description `max-age=10` while the activity is in progress, `private, max-age=31536000, immutable` once it is finished */
+                    "Cache-Control"?: string;
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    /** @description The bytes sent */
+                    "Content-Length"?: string;
+                    /** @description When the media was uploaded */
+                    "Last-Modified"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/dash+xml": string;
+                };
+            };
+            /** @description The byte range asked for */
+            206: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    /** @description `max-age=10` while the activity is in progress, `private, max-age=31536000, immutable` once it is finished */
+                    "Cache-Control"?: string;
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    /** @description The bytes sent */
+                    "Content-Length"?: string;
+                    /** @description When the media was uploaded */
+                    "Last-Modified"?: string;
+                    /** @description `bytes {start}-{end}/{size}` */
+                    "Content-Range"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/dash+xml": string;
+                };
+            };
+            /** @description `If-None-Match` matched the ETag */
+            304: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            416: components["responses"]["RangeNotSatisfiable"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    headDashManifest: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One byte range, e.g. `bytes=0-1023` or `bytes=-500`; several ranges, another unit or bad syntax are answered with the whole object (200) */
+                Range?: string;
+                /** @description An ETag seen before: 304 when it still matches */
+                "If-None-Match"?: string;
+                /** @description An ETag or date: the range is served only if the object is still that one */
+                "If-Range"?: string;
+            };
+            path: {
+                /** @description An accessory id */
+                accessoryId: components["schemas"]["Uuid"];
+                /** @description An activity id, YYYYMMDDTHHMMSSZ */
+                activityId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole object */
+            200: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    /** @description `max-age=10` while the activity is in progress, `private, max-age=31536000, immutable` once it is finished */
+                    "Cache-Control"?: string;
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    /** @description The bytes sent */
+                    "Content-Length"?: string;
+                    /** @description When the media was uploaded */
+                    "Last-Modified"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The byte range asked for */
+            206: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    /** @description `max-age=10` while the activity is in progress, `private, max-age=31536000, immutable` once it is finished */
+                    "Cache-Control"?: string;
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    /** @description The bytes sent */
+                    "Content-Length"?: string;
+                    /** @description When the media was uploaded */
+                    "Last-Modified"?: string;
+                    /** @description `bytes {start}-{end}/{size}` */
+                    "Content-Range"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `If-None-Match` matched the ETag */
+            304: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            416: components["responses"]["RangeNotSatisfiable"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getDashManifestSigned: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One byte range, e.g. `bytes=0-1023` or `bytes=-500`; several ranges, another unit or bad syntax are answered with the whole object (200) */
+                Range?: string;
+                /** @description An ETag seen before: 304 when it still matches */
+                "If-None-Match"?: string;
+                /** @description An ETag or date: the range is served only if the object is still that one */
+                "If-Range"?: string;
+            };
+            path: {
+                /** @description An accessory id */
+                accessoryId: components["schemas"]["Uuid"];
+                /** @description An activity id, YYYYMMDDTHHMMSSZ */
+                activityId: string;
+                /** @description `{expires}.{mac}`, from a signed media URL */
+                signature: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole object */
+            200: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    /** @description `max-age=10` while the activity is in progress, `private, max-age=31536000, immutable` once it is finished */
+                    "Cache-Control"?: string;
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    /** @description The bytes sent */
+                    "Content-Length"?: string;
+                    /** @description When the media was uploaded */
+                    "Last-Modified"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/dash+xml": string;
+                };
+            };
+            /** @description The byte range asked for */
+            206: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    /** @description `max-age=10` while the activity is in progress, `private, max-age=31536000, immutable` once it is finished */
+                    "Cache-Control"?: string;
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    /** @description The bytes sent */
+                    "Content-Length"?: string;
+                    /** @description When the media was uploaded */
+                    "Last-Modified"?: string;
+                    /** @description `bytes {start}-{end}/{size}` */
+                    "Content-Range"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/dash+xml": string;
+                };
+            };
+            /** @description `If-None-Match` matched the ETag */
+            304: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description PERMISSION_DENIED: the signature is not valid, or it expired */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            416: components["responses"]["RangeNotSatisfiable"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    headDashManifestSigned: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One byte range, e.g. `bytes=0-1023` or `bytes=-500`; several ranges, another unit or bad syntax are answered with the whole object (200) */
+                Range?: string;
+                /** @description An ETag seen before: 304 when it still matches */
+                "If-None-Match"?: string;
+                /** @description An ETag or date: the range is served only if the object is still that one */
+                "If-Range"?: string;
+            };
+            path: {
+                /** @description An accessory id */
+                accessoryId: components["schemas"]["Uuid"];
+                /** @description An activity id, YYYYMMDDTHHMMSSZ */
+                activityId: string;
+                /** @description `{expires}.{mac}`, from a signed media URL */
+                signature: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole object */
+            200: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    /** @description `max-age=10` while the activity is in progress, `private, max-age=31536000, immutable` once it is finished */
+                    "Cache-Control"?: string;
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    /** @description The bytes sent */
+                    "Content-Length"?: string;
+                    /** @description When the media was uploaded */
+                    "Last-Modified"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The byte range asked for */
+            206: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    /** @description `max-age=10` while the activity is in progress, `private, max-age=31536000, immutable` once it is finished */
+                    "Cache-Control"?: string;
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    /** @description The bytes sent */
+                    "Content-Length"?: string;
+                    /** @description When the media was uploaded */
+                    "Last-Modified"?: string;
+                    /** @description `bytes {start}-{end}/{size}` */
+                    "Content-Range"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `If-None-Match` matched the ETag */
+            304: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description PERMISSION_DENIED: the signature is not valid, or it expired */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            416: components["responses"]["RangeNotSatisfiable"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getDashSegment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One byte range, e.g. `bytes=0-1023` or `bytes=-500`; several ranges, another unit or bad syntax are answered with the whole object (200) */
+                Range?: string;
+                /** @description An ETag seen before: 304 when it still matches */
+                "If-None-Match"?: string;
+                /** @description An ETag or date: the range is served only if the object is still that one */
+                "If-Range"?: string;
+            };
+            path: {
+                /** @description An accessory id */
+                accessoryId: components["schemas"]["Uuid"];
+                /** @description An activity id, YYYYMMDDTHHMMSSZ */
+                activityId: string;
+                /** @description A file named by the playlist or manifest */
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole object */
+            200: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    /** @description `max-age=10` while the activity is in progress, `private, max-age=31536000, immutable` once it is finished */
+                    "Cache-Control"?: string;
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    /** @description The bytes sent */
+                    "Content-Length"?: string;
+                    /** @description When the media was uploaded */
+                    "Last-Modified"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "video/mp4": string;
+                    "video/iso.segment": string;
+                };
+            };
+            /** @description The byte range asked for */
+            206: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    /** @description `max-age=10` while the activity is in progress, `private, max-age=31536000, immutable` once it is finished */
+                    "Cache-Control"?: string;
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    /** @description The bytes sent */
+                    "Content-Length"?: string;
+                    /** @description When the media was uploaded */
+                    "Last-Modified"?: string;
+                    /** @description `bytes {start}-{end}/{size}` */
+                    "Content-Range"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "video/mp4": string;
+                    "video/iso.segment": string;
+                };
+            };
+            /** @description `If-None-Match` matched the ETag */
+            304: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            416: components["responses"]["RangeNotSatisfiable"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    headDashSegment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One byte range, e.g. `bytes=0-1023` or `bytes=-500`; several ranges, another unit or bad syntax are answered with the whole object (200) */
+                Range?: string;
+                /** @description An ETag seen before: 304 when it still matches */
+                "If-None-Match"?: string;
+                /** @description An ETag or date: the range is served only if the object is still that one */
+                "If-Range"?: string;
+            };
+            path: {
+                /** @description An accessory id */
+                accessoryId: components["schemas"]["Uuid"];
+                /** @description An activity id, YYYYMMDDTHHMMSSZ */
+                activityId: string;
+                /** @description A file named by the playlist or manifest */
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole object */
+            200: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    /** @description `max-age=10` while the activity is in progress, `private, max-age=31536000, immutable` once it is finished */
+                    "Cache-Control"?: string;
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    /** @description The bytes sent */
+                    "Content-Length"?: string;
+                    /** @description When the media was uploaded */
+                    "Last-Modified"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The byte range asked for */
+            206: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    /** @description `max-age=10` while the activity is in progress, `private, max-age=31536000, immutable` once it is finished */
+                    "Cache-Control"?: string;
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    /** @description The bytes sent */
+                    "Content-Length"?: string;
+                    /** @description When the media was uploaded */
+                    "Last-Modified"?: string;
+                    /** @description `bytes {start}-{end}/{size}` */
+                    "Content-Range"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `If-None-Match` matched the ETag */
+            304: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            416: components["responses"]["RangeNotSatisfiable"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getDashSegmentSigned: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One byte range, e.g. `bytes=0-1023` or `bytes=-500`; several ranges, another unit or bad syntax are answered with the whole object (200) */
+                Range?: string;
+                /** @description An ETag seen before: 304 when it still matches */
+                "If-None-Match"?: string;
+                /** @description An ETag or date: the range is served only if the object is still that one */
+                "If-Range"?: string;
+            };
+            path: {
+                /** @description An accessory id */
+                accessoryId: components["schemas"]["Uuid"];
+                /** @description An activity id, YYYYMMDDTHHMMSSZ */
+                activityId: string;
+                /** @description `{expires}.{mac}`, from a signed media URL */
+                signature: string;
+                /** @description A file named by the playlist or manifest */
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole object */
+            200: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    /** @description `max-age=10` while the activity is in progress, `private, max-age=31536000, immutable` once it is finished */
+                    "Cache-Control"?: string;
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    /** @description The bytes sent */
+                    "Content-Length"?: string;
+                    /** @description When the media was uploaded */
+                    "Last-Modified"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "video/mp4": string;
+                    "video/iso.segment": string;
+                };
+            };
+            /** @description The byte range asked for */
+            206: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    /** @description `max-age=10` while the activity is in progress, `private, max-age=31536000, immutable` once it is finished */
+                    "Cache-Control"?: string;
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    /** @description The bytes sent */
+                    "Content-Length"?: string;
+                    /** @description When the media was uploaded */
+                    "Last-Modified"?: string;
+                    /** @description `bytes {start}-{end}/{size}` */
+                    "Content-Range"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "video/mp4": string;
+                    "video/iso.segment": string;
+                };
+            };
+            /** @description `If-None-Match` matched the ETag */
+            304: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description PERMISSION_DENIED: the signature is not valid, or it expired */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            416: components["responses"]["RangeNotSatisfiable"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    headDashSegmentSigned: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One byte range, e.g. `bytes=0-1023` or `bytes=-500`; several ranges, another unit or bad syntax are answered with the whole object (200) */
+                Range?: string;
+                /** @description An ETag seen before: 304 when it still matches */
+                "If-None-Match"?: string;
+                /** @description An ETag or date: the range is served only if the object is still that one */
+                "If-Range"?: string;
+            };
+            path: {
+                /** @description An accessory id */
+                accessoryId: components["schemas"]["Uuid"];
+                /** @description An activity id, YYYYMMDDTHHMMSSZ */
+                activityId: string;
+                /** @description `{expires}.{mac}`, from a signed media URL */
+                signature: string;
+                /** @description A file named by the playlist or manifest */
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole object */
+            200: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    /** @description `max-age=10` while the activity is in progress, `private, max-age=31536000, immutable` once it is finished */
+                    "Cache-Control"?: string;
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    /** @description The bytes sent */
+                    "Content-Length"?: string;
+                    /** @description When the media was uploaded */
+                    "Last-Modified"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The byte range asked for */
+            206: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    /** @description `max-age=10` while the activity is in progress, `private, max-age=31536000, immutable` once it is finished */
+                    "Cache-Control"?: string;
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    /** @description The bytes sent */
+                    "Content-Length"?: string;
+                    /** @description When the media was uploaded */
+                    "Last-Modified"?: string;
+                    /** @description `bytes {start}-{end}/{size}` */
+                    "Content-Range"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `If-None-Match` matched the ETag */
+            304: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description PERMISSION_DENIED: the signature is not valid, or it expired */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            416: components["responses"]["RangeNotSatisfiable"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getHlsPlaylist: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One byte range, e.g. `bytes=0-1023` or `bytes=-500`; several ranges, another unit or bad syntax are answered with the whole object (200) */
+                Range?: string;
+                /** @description An ETag seen before: 304 when it still matches */
+                "If-None-Match"?: string;
+                /** @description An ETag or date: the range is served only if the object is still that one */
+                "If-Range"?: string;
+            };
+            path: {
+                /** @description An accessory id */
+                accessoryId: components["schemas"]["Uuid"];
+                /** @description An activity id, YYYYMMDDTHHMMSSZ */
+                activityId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole object */
+            200: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    /** @description `max-age=10` while the activity is in progress, `private, max-age=31536000, immutable` once it is finished */
+                    "Cache-Control"?: string;
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    /** @description The bytes sent */
+                    "Content-Length"?: string;
+                    /** @description When the media was uploaded */
+                    "Last-Modified"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.apple.mpegurl": string;
+                };
+            };
+            /** @description The byte range asked for */
+            206: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    /** @description `max-age=10` while the activity is in progress, `private, max-age=31536000, immutable` once it is finished */
+                    "Cache-Control"?: string;
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    /** @description The bytes sent */
+                    "Content-Length"?: string;
+                    /** @description When the media was uploaded */
+                    "Last-Modified"?: string;
+                    /** @description `bytes {start}-{end}/{size}` */
+                    "Content-Range"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.apple.mpegurl": string;
+                };
+            };
+            /** @description `If-None-Match` matched the ETag */
+            304: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            416: components["responses"]["RangeNotSatisfiable"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    headHlsPlaylist: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One byte range, e.g. `bytes=0-1023` or `bytes=-500`; several ranges, another unit or bad syntax are answered with the whole object (200) */
+                Range?: string;
+                /** @description An ETag seen before: 304 when it still matches */
+                "If-None-Match"?: string;
+                /** @description An ETag or date: the range is served only if the object is still that one */
+                "If-Range"?: string;
+            };
+            path: {
+                /** @description An accessory id */
+                accessoryId: components["schemas"]["Uuid"];
+                /** @description An activity id, YYYYMMDDTHHMMSSZ */
+                activityId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole object */
+            200: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    /** @description `max-age=10` while the activity is in progress, `private, max-age=31536000, immutable` once it is finished */
+                    "Cache-Control"?: string;
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    /** @description The bytes sent */
+                    "Content-Length"?: string;
+                    /** @description When the media was uploaded */
+                    "Last-Modified"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The byte range asked for */
+            206: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    /** @description `max-age=10` while the activity is in progress, `private, max-age=31536000, immutable` once it is finished */
+                    "Cache-Control"?: string;
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    /** @description The bytes sent */
+                    "Content-Length"?: string;
+                    /** @description When the media was uploaded */
+                    "Last-Modified"?: string;
+                    /** @description `bytes {start}-{end}/{size}` */
+                    "Content-Range"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `If-None-Match` matched the ETag */
+            304: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            416: components["responses"]["RangeNotSatisfiable"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getHlsPlaylistSigned: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One byte range, e.g. `bytes=0-1023` or `bytes=-500`; several ranges, another unit or bad syntax are answered with the whole object (200) */
+                Range?: string;
+                /** @description An ETag seen before: 304 when it still matches */
+                "If-None-Match"?: string;
+                /** @description An ETag or date: the range is served only if the object is still that one */
+                "If-Range"?: string;
+            };
+            path: {
+                /** @description An accessory id */
+                accessoryId: components["schemas"]["Uuid"];
+                /** @description An activity id, YYYYMMDDTHHMMSSZ */
+                activityId: string;
+                /** @description `{expires}.{mac}`, from a signed media URL */
+                signature: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole object */
+            200: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    /** @description `max-age=10` while the activity is in progress, `private, max-age=31536000, immutable` once it is finished */
+                    "Cache-Control"?: string;
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    /** @description The bytes sent */
+                    "Content-Length"?: string;
+                    /** @description When the media was uploaded */
+                    "Last-Modified"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.apple.mpegurl": string;
+                };
+            };
+            /** @description The byte range asked for */
+            206: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    /** @description `max-age=10` while the activity is in progress, `private, max-age=31536000, immutable` once it is finished */
+                    "Cache-Control"?: string;
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    /** @description The bytes sent */
+                    "Content-Length"?: string;
+                    /** @description When the media was uploaded */
+                    "Last-Modified"?: string;
+                    /** @description `bytes {start}-{end}/{size}` */
+                    "Content-Range"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.apple.mpegurl": string;
+                };
+            };
+            /** @description `If-None-Match` matched the ETag */
+            304: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description PERMISSION_DENIED: the signature is not valid, or it expired */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            416: components["responses"]["RangeNotSatisfiable"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    headHlsPlaylistSigned: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One byte range, e.g. `bytes=0-1023` or `bytes=-500`; several ranges, another unit or bad syntax are answered with the whole object (200) */
+                Range?: string;
+                /** @description An ETag seen before: 304 when it still matches */
+                "If-None-Match"?: string;
+                /** @description An ETag or date: the range is served only if the object is still that one */
+                "If-Range"?: string;
+            };
+            path: {
+                /** @description An accessory id */
+                accessoryId: components["schemas"]["Uuid"];
+                /** @description An activity id, YYYYMMDDTHHMMSSZ */
+                activityId: string;
+                /** @description `{expires}.{mac}`, from a signed media URL */
+                signature: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole object */
+            200: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    /** @description `max-age=10` while the activity is in progress, `private, max-age=31536000, immutable` once it is finished */
+                    "Cache-Control"?: string;
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    /** @description The bytes sent */
+                    "Content-Length"?: string;
+                    /** @description When the media was uploaded */
+                    "Last-Modified"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The byte range asked for */
+            206: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    /** @description `max-age=10` while the activity is in progress, `private, max-age=31536000, immutable` once it is finished */
+                    "Cache-Control"?: string;
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    /** @description The bytes sent */
+                    "Content-Length"?: string;
+                    /** @description When the media was uploaded */
+                    "Last-Modified"?: string;
+                    /** @description `bytes {start}-{end}/{size}` */
+                    "Content-Range"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `If-None-Match` matched the ETag */
+            304: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description PERMISSION_DENIED: the signature is not valid, or it expired */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            416: components["responses"]["RangeNotSatisfiable"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getHlsSegment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One byte range, e.g. `bytes=0-1023` or `bytes=-500`; several ranges, another unit or bad syntax are answered with the whole object (200) */
+                Range?: string;
+                /** @description An ETag seen before: 304 when it still matches */
+                "If-None-Match"?: string;
+                /** @description An ETag or date: the range is served only if the object is still that one */
+                "If-Range"?: string;
+            };
+            path: {
+                /** @description An accessory id */
+                accessoryId: components["schemas"]["Uuid"];
+                /** @description An activity id, YYYYMMDDTHHMMSSZ */
+                activityId: string;
+                /** @description A file named by the playlist or manifest */
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole object */
+            200: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    /** @description `max-age=10` while the activity is in progress, `private, max-age=31536000, immutable` once it is finished */
+                    "Cache-Control"?: string;
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    /** @description The bytes sent */
+                    "Content-Length"?: string;
+                    /** @description When the media was uploaded */
+                    "Last-Modified"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "video/mp4": string;
+                    "video/iso.segment": string;
+                };
+            };
+            /** @description The byte range asked for */
+            206: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    /** @description `max-age=10` while the activity is in progress, `private, max-age=31536000, immutable` once it is finished */
+                    "Cache-Control"?: string;
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    /** @description The bytes sent */
+                    "Content-Length"?: string;
+                    /** @description When the media was uploaded */
+                    "Last-Modified"?: string;
+                    /** @description `bytes {start}-{end}/{size}` */
+                    "Content-Range"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "video/mp4": string;
+                    "video/iso.segment": string;
+                };
+            };
+            /** @description `If-None-Match` matched the ETag */
+            304: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            416: components["responses"]["RangeNotSatisfiable"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    headHlsSegment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One byte range, e.g. `bytes=0-1023` or `bytes=-500`; several ranges, another unit or bad syntax are answered with the whole object (200) */
+                Range?: string;
+                /** @description An ETag seen before: 304 when it still matches */
+                "If-None-Match"?: string;
+                /** @description An ETag or date: the range is served only if the object is still that one */
+                "If-Range"?: string;
+            };
+            path: {
+                /** @description An accessory id */
+                accessoryId: components["schemas"]["Uuid"];
+                /** @description An activity id, YYYYMMDDTHHMMSSZ */
+                activityId: string;
+                /** @description A file named by the playlist or manifest */
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole object */
+            200: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    /** @description `max-age=10` while the activity is in progress, `private, max-age=31536000, immutable` once it is finished */
+                    "Cache-Control"?: string;
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    /** @description The bytes sent */
+                    "Content-Length"?: string;
+                    /** @description When the media was uploaded */
+                    "Last-Modified"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The byte range asked for */
+            206: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    /** @description `max-age=10` while the activity is in progress, `private, max-age=31536000, immutable` once it is finished */
+                    "Cache-Control"?: string;
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    /** @description The bytes sent */
+                    "Content-Length"?: string;
+                    /** @description When the media was uploaded */
+                    "Last-Modified"?: string;
+                    /** @description `bytes {start}-{end}/{size}` */
+                    "Content-Range"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `If-None-Match` matched the ETag */
+            304: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            416: components["responses"]["RangeNotSatisfiable"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getHlsSegmentSigned: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One byte range, e.g. `bytes=0-1023` or `bytes=-500`; several ranges, another unit or bad syntax are answered with the whole object (200) */
+                Range?: string;
+                /** @description An ETag seen before: 304 when it still matches */
+                "If-None-Match"?: string;
+                /** @description An ETag or date: the range is served only if the object is still that one */
+                "If-Range"?: string;
+            };
+            path: {
+                /** @description An accessory id */
+                accessoryId: components["schemas"]["Uuid"];
+                /** @description An activity id, YYYYMMDDTHHMMSSZ */
+                activityId: string;
+                /** @description `{expires}.{mac}`, from a signed media URL */
+                signature: string;
+                /** @description A file named by the playlist or manifest */
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole object */
+            200: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    /** @description `max-age=10` while the activity is in progress, `private, max-age=31536000, immutable` once it is finished */
+                    "Cache-Control"?: string;
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    /** @description The bytes sent */
+                    "Content-Length"?: string;
+                    /** @description When the media was uploaded */
+                    "Last-Modified"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "video/mp4": string;
+                    "video/iso.segment": string;
+                };
+            };
+            /** @description The byte range asked for */
+            206: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    /** @description `max-age=10` while the activity is in progress, `private, max-age=31536000, immutable` once it is finished */
+                    "Cache-Control"?: string;
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    /** @description The bytes sent */
+                    "Content-Length"?: string;
+                    /** @description When the media was uploaded */
+                    "Last-Modified"?: string;
+                    /** @description `bytes {start}-{end}/{size}` */
+                    "Content-Range"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "video/mp4": string;
+                    "video/iso.segment": string;
+                };
+            };
+            /** @description `If-None-Match` matched the ETag */
+            304: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description PERMISSION_DENIED: the signature is not valid, or it expired */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            416: components["responses"]["RangeNotSatisfiable"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    headHlsSegmentSigned: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One byte range, e.g. `bytes=0-1023` or `bytes=-500`; several ranges, another unit or bad syntax are answered with the whole object (200) */
+                Range?: string;
+                /** @description An ETag seen before: 304 when it still matches */
+                "If-None-Match"?: string;
+                /** @description An ETag or date: the range is served only if the object is still that one */
+                "If-Range"?: string;
+            };
+            path: {
+                /** @description An accessory id */
+                accessoryId: components["schemas"]["Uuid"];
+                /** @description An activity id, YYYYMMDDTHHMMSSZ */
+                activityId: string;
+                /** @description `{expires}.{mac}`, from a signed media URL */
+                signature: string;
+                /** @description A file named by the playlist or manifest */
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole object */
+            200: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    /** @description `max-age=10` while the activity is in progress, `private, max-age=31536000, immutable` once it is finished */
+                    "Cache-Control"?: string;
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    /** @description The bytes sent */
+                    "Content-Length"?: string;
+                    /** @description When the media was uploaded */
+                    "Last-Modified"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The byte range asked for */
+            206: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    /** @description `max-age=10` while the activity is in progress, `private, max-age=31536000, immutable` once it is finished */
+                    "Cache-Control"?: string;
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    /** @description The bytes sent */
+                    "Content-Length"?: string;
+                    /** @description When the media was uploaded */
+                    "Last-Modified"?: string;
+                    /** @description `bytes {start}-{end}/{size}` */
+                    "Content-Range"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `If-None-Match` matched the ETag */
+            304: {
+                headers: {
+                    /** @description Strong: the SHA-256 of the object, in hex */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description PERMISSION_DENIED: the signature is not valid, or it expired */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            416: components["responses"]["RangeNotSatisfiable"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+}

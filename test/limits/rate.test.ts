@@ -41,7 +41,7 @@ describe.each(backends)('rate limits on %s', (backend) => {
   let accessoryId: string;
   let ingest: string;
   beforeAll(async () => {
-    t = await startApp(backend, { RATE_LIMIT_RPS: '2', RATE_LIMIT_BURST: '5' });
+    t = await startApp(backend, { RATE_LIMIT_RPS: '1', RATE_LIMIT_BURST: '5' });
     ({ accessoryId, ingest } = await seedAccessory(t));
   });
   afterAll(() => t.close());
@@ -59,10 +59,10 @@ describe.each(backends)('rate limits on %s', (backend) => {
     const reader = await t.token(['activities_basic'], 'user-1', 'burst-client');
     const first = await list(reader);
     expect(first.status).toBe(200);
-    expect(first.headers.get('ratelimit-policy')).toBe('"default";q=5;w=3');
+    expect(first.headers.get('ratelimit-policy')).toBe('"default";q=5;w=5');
     expect(first.headers.get('ratelimit')).toMatch(/^"default";r=4;t=\d+$/);
     // Nine more at once: four fit in the burst, the rest are refused (a token comes back every
-    // half second, so a slow machine may let one more through).
+    // second, so a slow machine may let one more through).
     const rest9 = await Promise.all(Array.from({ length: 9 }, () => list(reader)));
     const refused = rest9.filter((a) => a.status === 429);
     expect(rest9.filter((a) => a.status === 200).length).toBeGreaterThanOrEqual(4);
@@ -73,7 +73,9 @@ describe.each(backends)('rate limits on %s', (backend) => {
       expect(answer.headers.get('ratelimit')).toMatch(/^"default";r=0;t=\d+$/);
     }
 
-    // GraphQL over HTTP shares the bucket and answers the same 429.
+    // GraphQL over HTTP shares the bucket and answers the same 429 (emptied again right before,
+    // in case a token came back meanwhile).
+    while ((await list(reader)).status !== 429);
     const gqlRefused = await graphql(reader);
     expect(gqlRefused.status).toBe(429);
     expect(Number(gqlRefused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
@@ -87,8 +89,7 @@ describe.each(backends)('rate limits on %s', (backend) => {
 
   it('keeps one bucket per OAuth client and account, and a larger one for ingest tokens', async () => {
     const a = await t.token(['activities_basic'], 'user-1', 'client-a');
-    for (let i = 0; i < 5; i++) await list(a);
-    expect((await list(a)).status).toBe(429);
+    while ((await list(a)).status !== 429);
     // The same client on another account, and another client on the same account: untouched.
     const sameAccountOtherClient = await t.token(['activities_basic'], 'user-1', 'client-b');
     expect((await graphql(sameAccountOtherClient)).status).toBe(200);

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireTool } from '../../src/media/ffmpeg.ts';
 import { graphql } from '../generated/index.ts';
 import { backends, startApp, type Backend, type TestApp } from '../helpers/app.ts';
-import { gql, rest } from '../helpers/client.ts';
+import { gql } from '../helpers/client.ts';
 import { CreateActivity, FinishActivity, ok, seedAccessory } from '../helpers/fixtures.ts';
 import {
   fetchBytes,

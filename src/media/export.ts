@@ -37,8 +37,8 @@ const unavailable = (message: string) =>
 /**
  * Clip export: the MP4s of an accessory's activities that overlap a time range, joined into one
  * MP4 by ffmpeg's concat demuxer without re-encoding (`-c copy`), whole clips in start order, and
- * streamed to the client as ffmpeg writes it (a fragmented MP4: the index comes first and
- * empty, each fragment carries its own, so nothing needs rewriting at the end).
+ * streamed to the client as ffmpeg writes it: a fragmented MP4, whose header comes first and
+ * holds no sample index (each fragment carries its own), so nothing is rewritten at the end.
  *
  * Each instance runs at most `EXPORT_CONCURRENCY` exports at once; one more is refused (503
  * with `Retry-After`) rather than queued, since its client is waiting on the line. With the S3

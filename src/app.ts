@@ -84,6 +84,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       ],
     });
     disposables.defer('http server', () => closeServer(server));
+    // A running export streams for as long as its client reads: cut it rather than wait.
+    disposables.defer('exports', () => services.media.exports.abortAll());
 
     // GraphQL over WebSocket on /graphql, through the same Yoga envelop as HTTP. WebSockets
     // close (1001) and SSE streams complete before the HTTP server closes, which waits on them.

@@ -64,6 +64,13 @@ export interface MediaConfig {
     /** `FFMPEG_PATH`, the system's, or the npm-shipped build; undefined: no packaging here. */
     ffmpeg: string | undefined;
   };
+  /** Clip exports (src/media/export.ts), run with the packager's ffmpeg. */
+  export: {
+    /** `EXPORT_MAX_SECONDS`: the longest range one export may ask for. */
+    maxSeconds: number;
+    /** `EXPORT_CONCURRENCY`: exports (ffmpeg processes) at once per instance; more wait 503. */
+    concurrency: number;
+  };
 }
 
 /** GraphQL subscriptions over WebSocket and SSE (src/events/live, src/graphql/ws.ts and sse.ts). */
@@ -190,12 +197,18 @@ function mediaConfig(env: Env): MediaConfig {
       // The PATH searched is this process's (the one spawn searches) unless env has its own.
       ffmpeg: locate('ffmpeg', { PATH: process.env.PATH, ...env }),
     },
+    export: {
+      maxSeconds: int(env, 'EXPORT_MAX_SECONDS', 3600),
+      concurrency: int(env, 'EXPORT_CONCURRENCY', 2),
+    },
   };
   if (media.urlTtlS < 1) throw new Error('MEDIA_URL_TTL_S must be at least 1');
   if (media.packager.concurrency < 1) {
     throw new Error('MEDIA_PACKAGER_CONCURRENCY must be at least 1');
   }
   if (media.packager.segmentS < 1) throw new Error('MEDIA_SEGMENT_S must be at least 1');
+  if (media.export.maxSeconds < 1) throw new Error('EXPORT_MAX_SECONDS must be at least 1');
+  if (media.export.concurrency < 1) throw new Error('EXPORT_CONCURRENCY must be at least 1');
   if (s3 && Math.max(media.maxMp4Bytes, media.maxImageBytes) > MAX_S3_PUT_BYTES) {
     throw new Error('with MEDIA_S3_BUCKET, the media size limits must be at most 5 GiB');
   }

@@ -27,3 +27,14 @@ export function checkPathParameter(name: string, value: string): string {
   if (rule && !rule.valid(value)) throw invalidArgument(name, `${name} must be ${rule.form}`);
   return value;
 }
+
+const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * An instant written as ISO 8601 with a zone (`2026-11-21T20:41:17Z`, `...17.5+01:00`), as the
+ * GraphQL `DateTime` scalar and REST query parameters take it; undefined for anything else.
+ */
+export function parseTimestamp(value: unknown): Date | undefined {
+  const date = typeof value === 'string' && ISO_TIMESTAMP.test(value) ? new Date(value) : undefined;
+  return date && !Number.isNaN(date.getTime()) ? date : undefined;
+}

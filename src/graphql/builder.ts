@@ -5,6 +5,7 @@ import { GraphQLError } from 'graphql';
 import type { ScopeName } from '../accounts/auth.ts';
 import type { RequestContext } from '../context.ts';
 import { invalidArgument, permissionDenied } from '../errors.ts';
+import { parseTimestamp } from '../ids.ts';
 import type { MediaUrlLoader } from '../media/lookup.ts';
 import { decodeGlobalId, encodeGlobalId } from './global-ids.ts';
 
@@ -92,14 +93,12 @@ export const builder = new SchemaBuilder<{
   },
 });
 
-const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
-
 builder.scalarType('DateTime', {
   description: 'An instant, as ISO 8601 with a zone; returned in UTC with `Z`.',
   serialize: (value) => (value as Date).toISOString(),
   parseValue: (value) => {
-    const date = typeof value === 'string' && ISO_UTC.test(value) ? new Date(value) : undefined;
-    if (!date || Number.isNaN(date.getTime())) {
+    const date = parseTimestamp(value);
+    if (!date) {
       throw new GraphQLError('DateTime must be an ISO 8601 timestamp with a zone');
     }
     return date;

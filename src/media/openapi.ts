@@ -9,6 +9,7 @@ import {
   type DocumentedOperation,
   type ErrorResponse,
 } from '../http/openapi.ts';
+import { EXPORT_RETRY_AFTER_S } from './export.ts';
 import { CACHE_FINISHED, CACHE_IN_PROGRESS, PACKAGING_RETRY_AFTER_S } from './routes.ts';
 import type { MediaKind } from './model.ts';
 
@@ -185,9 +186,70 @@ function upload(scopePrefix: string, kind: MediaKind, type: string, limitVar: st
   };
 }
 
+const instant = (name: 'start' | 'end', description: string) => ({
+  name,
+  in: 'query',
+  required: true,
+  schema: { type: 'string', format: 'date-time' },
+  description: `${description}: ISO 8601 with a zone, e.g. \`2026-11-21T20:00:00Z\``,
+});
+
+/** GET and HEAD of an export, by token or by a signed URL. */
+function exportOperations(scopePrefix: string): DocumentedOperation[] {
+  return [false, true].flatMap((signed) => {
+    const path = `/api/accessories/{accessoryId}/${signed ? 'signed/{signature}/' : ''}export.mp4`;
+    return (['get', 'head'] as const).map((method) => ({
+      method,
+      path,
+      operation: {
+        operationId: `${method}Export${signed ? 'Signed' : ''}`,
+        summary: `One MP4 of the accessory's clips in a time range${method === 'head' ? ': headers only' : ''}${signed ? ', by a signed URL' : ''}`,
+        description: [
+          signed
+            ? 'No bearer token: the `{signature}` segment of a URL from GraphQL `Accessory.exportUrl` opens this accessory and exactly this range until it expires (MEDIA_URL_TTL_S); a bad or expired one, or another range, is 403. The answer carries `Access-Control-Allow-Origin: *`.'
+            : 'An accessory of the caller.',
+          'The MP4s of the activities that overlap `[start, end)` (started before `end`, ended after `start` or still in progress), whole and in start order, joined without re-encoding and streamed as a fragmented MP4 while it is made: no `Content-Length`, no byte ranges. Activities without an MP4, past retention, or whose MP4 could not be packaged are left out.',
+          `At most EXPORT_MAX_SECONDS between start and end (400 naming \`end\`); 404 when no clip overlaps; 503 with \`Retry-After: ${EXPORT_RETRY_AFTER_S}\` while every export slot of the instance (EXPORT_CONCURRENCY) is busy. HEAD answers the same without making the MP4.`,
+        ].join(' '),
+        security: signed ? [] : anyScope(scopePrefix, ['activities_basic']),
+        parameters: [
+          ...pathParametersOf(path),
+          instant('start', 'The range start (inclusive)'),
+          instant('end', 'The range end (exclusive), after start'),
+        ],
+        responses: {
+          200: {
+            description: 'The MP4, streamed',
+            headers: {
+              'Content-Disposition': responseHeader(
+                '`attachment; filename="export-{accessoryId}-{start}-{end}.mp4"`',
+              ),
+              'Cache-Control': responseHeader('`no-store`'),
+              'Accept-Ranges': responseHeader('`none`'),
+            },
+            ...(method === 'get' && { content: { 'video/mp4': { schema: binary } } }),
+          },
+          ...errorResponsesFor(
+            'BadRequest',
+            ...(signed ? [] : (['Unauthenticated', 'PermissionDenied'] as const)),
+            'NotFound',
+            'Unavailable',
+            'Error',
+          ),
+          ...(signed && {
+            403: errorResponse(
+              'PERMISSION_DENIED: the signature is not valid for this accessory and range, or it expired',
+            ),
+          }),
+        },
+      },
+    }));
+  });
+}
+
 /** The media operations for /openapi.json (they are served outside the JSON route table). */
 export function mediaOpenApi(scopePrefix: string): DocumentedOperation[] {
-  const ops: DocumentedOperation[] = [];
+  const ops: DocumentedOperation[] = [...exportOperations(scopePrefix)];
   for (const read of reads) {
     for (const signed of [false, true]) {
       const path = `${base}/${signed ? 'signed/{signature}/' : ''}${read.suffix}`;

@@ -4,7 +4,9 @@ import { admit } from '../context.ts';
 import type { Services } from '../services.ts';
 import { AppError, notFound } from '../errors.ts';
 import { sendJson } from '../http/json.ts';
+import { checkPathParameter } from '../ids.ts';
 import { clientDigest } from './digest.ts';
+import { EXPORT_IDLE_TIMEOUT_MS, MediaExports, type ExportAccess } from './export.ts';
 import type { MediaAccess } from './lookup.ts';
 import { contentTypeOf, objectKey, type MediaKind, type MediaTarget } from './model.ts';
 import { notModified, parseRange, rangeStillValid } from './range.ts';
@@ -16,10 +18,17 @@ import { ObjectMissing, type MediaStore } from './store.ts';
  *     GET|HEAD  /image  /mp4  /mpd  /dash/{file}  /hls/activity.m3u8  /hls/{file}
  *     PUT       /image  /mp4                      (ingest)
  *
- * and the same reads under `.../{activityId}/signed/{expires}.{mac}/...` without a bearer token.
- * This is the HTTP side of media: it reads the headers and the body stream and hands the media
- * service plain values (src/media/service.ts).
+ * and the same reads under `.../{activityId}/signed/{expires}.{mac}/...` without a bearer token;
+ * and the export of an accessory's clips of a time range (src/media/export.ts):
+ *
+ *     GET|HEAD  /api/accessories/{accessoryId}/export.mp4?start=...&end=...
+ *     GET|HEAD  /api/accessories/{accessoryId}/signed/{expires}.{mac}/export.mp4?start=...&end=...
+ *
+ * This is the HTTP side of media: it reads the headers, the query and the body stream and hands
+ * the media service plain values (src/media/service.ts).
  */
+const EXPORT_PATH = /^\/api\/accessories\/([^/]+)\/(?:signed\/([^/]+)\/)?export\.mp4$/;
+
 const MEDIA_PATH =
   /^\/api\/accessories\/([^/]+)\/activities\/([^/]+)\/(?:signed\/([^/]+)\/)?(image|mp4|mpd|hls\/[^/]+|dash\/[^/]+)$/;
 
@@ -74,57 +83,126 @@ export async function handleMediaRequest(
   res: ServerResponse,
   pathname: string,
 ): Promise<string | undefined> {
-  const m = MEDIA_PATH.exec(pathname);
-  if (!m) return undefined;
-  const [accessoryId, activityId] = [decode(m[1]!), decode(m[2]!)];
-  const token = m[3] && decode(m[3]);
-  const name = m[4]!;
-  const method = req.method ?? 'GET';
-  const media = services.media;
+  const exported = EXPORT_PATH.exec(pathname);
+  const m = exported ? null : MEDIA_PATH.exec(pathname);
+  if (!exported && !m) return undefined;
   try {
-    if (method === 'PUT' && !token && (name === 'image' || name === 'mp4')) {
-      const ctx = await admit(services, req.headers.authorization, res);
-      ctx.require('ingest');
-      const length = req.headers['content-length'];
-      const { created, body } = await media.uploads.upload({
-        kind: name,
-        accessoryId,
-        activityId,
-        contentType: mediaType(req.headers['content-type']),
-        declaredBytes: length === undefined ? undefined : Number(length),
-        sha256: clientDigest(req.headers),
-        body: req,
-      });
-      sendJson(res, created ? 201 : 200, body, { ETag: `"${body.sha256}"` });
-      return label(name, false);
-    }
-    if (method !== 'GET' && method !== 'HEAD') {
-      const allow = !token && (name === 'image' || name === 'mp4') ? 'GET, HEAD, PUT' : 'GET, HEAD';
-      throw new AppError(
-        'METHOD_NOT_ALLOWED',
-        `${method} is not allowed here`,
-        {},
-        { Allow: allow },
-      );
-    }
-    const wanted = resource(name);
-    let access: MediaAccess;
-    if (token) {
-      access = { signature: token };
-    } else {
-      const ctx = await admit(services, req.headers.authorization, res);
-      ctx.require('activities_basic');
-      access = { accountId: (await ctx.ownAccount()).accountId };
-    }
-    // A path naming no media file is a 404 from `find`, once the caller is checked.
-    const target = await media.lookup.find(accessoryId, activityId, wanted?.kind, access);
-    await serve(req, res, media.store, target, wanted!, Boolean(token));
-    return label(name, Boolean(token));
+    return exported
+      ? await handleExport(services, req, res, exported[1]!, exported[2])
+      : await handleActivityMedia(services, req, res, m!);
   } catch (err) {
     // Errors are never cached: the media may appear, or the URL be renewed, a moment later.
     if (err instanceof AppError) err.headers['Cache-Control'] ??= 'no-store';
     throw err;
   }
+}
+
+/** The media of one activity: reads (by token or signature) and uploads. */
+async function handleActivityMedia(
+  services: Services,
+  req: IncomingMessage,
+  res: ServerResponse,
+  m: RegExpExecArray,
+): Promise<string> {
+  const [accessoryId, activityId] = [decode(m[1]!), decode(m[2]!)];
+  const token = m[3] && decode(m[3]);
+  const name = m[4]!;
+  const method = req.method ?? 'GET';
+  const media = services.media;
+  if (method === 'PUT' && !token && (name === 'image' || name === 'mp4')) {
+    const ctx = await admit(services, req.headers.authorization, res);
+    ctx.require('ingest');
+    const length = req.headers['content-length'];
+    const { created, body } = await media.uploads.upload({
+      kind: name,
+      accessoryId,
+      activityId,
+      contentType: mediaType(req.headers['content-type']),
+      declaredBytes: length === undefined ? undefined : Number(length),
+      sha256: clientDigest(req.headers),
+      body: req,
+    });
+    sendJson(res, created ? 201 : 200, body, { ETag: `"${body.sha256}"` });
+    return label(name, false);
+  }
+  if (method !== 'GET' && method !== 'HEAD') {
+    const allow = !token && (name === 'image' || name === 'mp4') ? 'GET, HEAD, PUT' : 'GET, HEAD';
+    throw new AppError('METHOD_NOT_ALLOWED', `${method} is not allowed here`, {}, { Allow: allow });
+  }
+  const wanted = resource(name);
+  let access: MediaAccess;
+  if (token) {
+    access = { signature: token };
+  } else {
+    const ctx = await admit(services, req.headers.authorization, res);
+    ctx.require('activities_basic');
+    access = { accountId: (await ctx.ownAccount()).accountId };
+  }
+  // A path naming no media file is a 404 from `find`, once the caller is checked.
+  const target = await media.lookup.find(accessoryId, activityId, wanted?.kind, access);
+  await serve(req, res, media.store, target, wanted!, Boolean(token));
+  return label(name, Boolean(token));
+}
+
+/** GET or HEAD of an export: one MP4 of the accessory's clips that overlap `[start, end)`. */
+async function handleExport(
+  services: Services,
+  req: IncomingMessage,
+  res: ServerResponse,
+  accessoryId: string,
+  signature: string | undefined,
+): Promise<string> {
+  const exports = services.media.exports;
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    throw new AppError(
+      'METHOD_NOT_ALLOWED',
+      `${req.method} is not allowed here`,
+      {},
+      { Allow: 'GET, HEAD' },
+    );
+  }
+  let access: ExportAccess = { signed: true };
+  if (signature === undefined) {
+    const ctx = await admit(services, req.headers.authorization, res);
+    ctx.require('activities_basic');
+    access = { accountId: (await ctx.ownAccount()).accountId };
+  }
+  checkPathParameter('accessoryId', accessoryId);
+  const range = exports.parseRange(new URL(req.url ?? '/', 'http://localhost').searchParams);
+  if (signature !== undefined) {
+    services.media.signer.verifyExport(accessoryId, range, signature);
+  }
+  const clips = await exports.clips(accessoryId, range, access);
+  if (clips.length === 0) {
+    throw new AppError('NOT_FOUND', 'no clip with an MP4 overlaps the range', {});
+  }
+  const headers: Record<string, string> = {
+    'Content-Type': 'video/mp4',
+    'Content-Disposition': `attachment; filename="${MediaExports.filename(accessoryId, range)}"`,
+    // Streamed as ffmpeg writes it: no length, no byte ranges, and a new clip may change it.
+    'Accept-Ranges': 'none',
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': 'nosniff',
+    ...(signature !== undefined && {
+      'Access-Control-Allow-Origin': '*',
+      'Access-Control-Expose-Headers': 'Content-Disposition',
+    }),
+  };
+  if (req.method === 'HEAD') {
+    res.writeHead(200, headers).end();
+  } else {
+    const body = await exports.open(clips);
+    res.writeHead(200, headers);
+    // A client that stops reading holds an export slot and an ffmpeg process: cut it.
+    res.setTimeout(EXPORT_IDLE_TIMEOUT_MS, () => res.destroy());
+    try {
+      await pipeline(body, res);
+    } catch {
+      // ffmpeg failed mid-way, or the client went away: the download ends broken.
+      res.destroy();
+    }
+  }
+  return `/api/accessories/{accessoryId}/${signature === undefined ? '' : 'signed/{signature}/'}export.mp4`;
 }
 
 async function serve(

@@ -1,3 +1,4 @@
+import { AccessoryRef } from '../accessories/schema.ts';
 import { builder } from '../graphql/builder.ts';
 import type { MediaUrls } from './signing.ts';
 
@@ -21,3 +22,22 @@ export const ActivityMediaRef = builder.objectRef<MediaUrls>('ActivityMedia').im
     }),
   }),
 });
+
+builder.objectFields(AccessoryRef, (t) => ({
+  exportUrl: t.string({
+    nullable: true,
+    description:
+      'A signed URL of one MP4 joining the clips of the activities that overlap [start, end) (whole clips, in start order, without re-encoding); null when no such clip has an MP4 now. It works without a bearer token until it expires (MEDIA_URL_TTL_S). At most EXPORT_MAX_SECONDS between start and end (INVALID_ARGUMENT naming `end` otherwise, or when end is not after start).',
+    authScopes: { activities_basic: true },
+    args: {
+      start: t.arg({ type: 'DateTime', required: true }),
+      end: t.arg({ type: 'DateTime', required: true }),
+    },
+    resolve: async (accessory, args, ctx) =>
+      ctx.services.media.exports.url(
+        accessory.accessoryId,
+        { start: args.start, end: args.end },
+        (await ctx.ownAccount()).accountId,
+      ),
+  }),
+}));

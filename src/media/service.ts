@@ -5,6 +5,7 @@ import type { EventSignal } from '../events/outbox.ts';
 import type { Logger } from '../logger.ts';
 import type { Database } from '../storage/database.ts';
 import { MediaCleanup } from './cleanup.ts';
+import { MediaExports } from './export.ts';
 import { INSTALL_HINT } from './ffmpeg.ts';
 import { FsMediaStore } from './fs-store.ts';
 import { MediaLookup } from './lookup.ts';
@@ -19,8 +20,9 @@ const STALE_TMP_MS = 24 * 3600_000;
 
 /**
  * Media of activities, one part per job: `uploads` (ingest), `lookup` (what reads and media URLs
- * find, cached), `packager` (HLS and DASH in the background), `cleanup` (deleting what is no
- * longer referenced), over one `store` (filesystem or S3) and one URL `signer`. The HTTP side is
+ * find, cached), `packager` (HLS and DASH in the background), `exports` (an accessory's clips of
+ * a time range joined into one MP4), `cleanup` (deleting what is no longer referenced), over one
+ * `store` (filesystem or S3) and one URL `signer`. The HTTP side is
  * src/media/routes.ts; none of these parts sees a request.
  */
 export class MediaService {
@@ -28,6 +30,7 @@ export class MediaService {
   readonly uploads: MediaUploads;
   readonly cleanup: MediaCleanup;
   readonly packager: Packager;
+  readonly exports: MediaExports;
   readonly #tmpDir: string;
   #unsubscribe: () => void = () => {};
 
@@ -43,6 +46,15 @@ export class MediaService {
     this.cleanup = new MediaCleanup(db, store, logger);
     this.packager = new Packager(db, store, config.media.packager, this.#tmpDir, logger, (job) =>
       this.lookup.forget(job.accessoryId, job.activityId),
+    );
+    this.exports = new MediaExports(
+      db,
+      store,
+      signer,
+      config.media.export,
+      config.media.packager.ffmpeg,
+      this.#tmpDir,
+      logger,
     );
     this.uploads = new MediaUploads(
       db,

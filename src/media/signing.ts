@@ -19,27 +19,38 @@ export interface MediaPresence {
   packaged: boolean;
 }
 
+/** An export's time range, `[start, end)`. */
+export interface TimeRange {
+  start: Date;
+  end: Date;
+}
+
 const TOKEN = /^(\d{1,12})\.([A-Za-z0-9_-]{43})$/;
 const SECRET_FILE = 'media-url-secret';
 
 /**
- * Signed media URLs: a capability for reading one activity's media without a
- * bearer token, until it expires.
+ * Signed media URLs: a capability for reading one activity's media, or one export of an
+ * accessory's clips, without a bearer token, until it expires.
  *
  * The signature is a path segment, not a query parameter, so that the relative URLs inside the
  * HLS and DASH manifests (`seg-00001.m4s`, `dash/init-0.m4s`) resolve to URLs that carry it too:
  *
  *     /api/accessories/{accessoryId}/activities/{activityId}/signed/{expires}.{mac}/mp4
+ *     /api/accessories/{accessoryId}/signed/{expires}.{mac}/export.mp4?start=...&end=...
  *
  * `expires` is unix seconds; `mac` is base64url HMAC-SHA256 over
- * `{accessoryId}/{activityId}/{expires}`, keyed with a key derived from the server secret
- * (`MEDIA_URL_SECRET`, or one generated into DATA_DIR). One signature covers every media file of
- * that activity and nothing else. Expiry is rounded up to a step of a fifth of the TTL, so that
- * the same URL is handed out for a while and browsers can cache what it points to; a URL is
- * valid for at least the TTL and at most 1.2 times it.
+ * `{accessoryId}/{activityId}/{expires}` (an activity's media), or over
+ * `{accessoryId}/{start}/{end}/{expires}` with both instants in UTC ISO form (an export), each
+ * with its own key derived from the server secret (`MEDIA_URL_SECRET`, or one generated into
+ * DATA_DIR), so that neither kind of signature opens the other. One activity signature covers
+ * every media file of that activity and nothing else; one export signature that accessory and
+ * exactly that range. Expiry is rounded up to a step of a fifth of the TTL, so that the same URL
+ * is handed out for a while and browsers can cache what it points to; a URL is valid for at
+ * least the TTL and at most 1.2 times it.
  */
 export class MediaSigner {
-  readonly #key: Buffer;
+  readonly #activityKey: Buffer;
+  readonly #exportKey: Buffer;
 
   constructor(
     secret: string,
@@ -47,7 +58,9 @@ export class MediaSigner {
     /** Absolute URLs when set (`PUBLIC_BASE_URL`), else root-relative. */
     readonly baseUrl = '',
   ) {
-    this.#key = createHmac('sha256', secret).update('clipgate/media-url/v1').digest();
+    const derive = (purpose: string) => createHmac('sha256', secret).update(purpose).digest();
+    this.#activityKey = derive('clipgate/media-url/v1');
+    this.#exportKey = derive('clipgate/export-url/v1');
   }
 
   /** A signer whose secret comes from configuration, or from (or into) DATA_DIR. */
@@ -63,12 +76,6 @@ export class MediaSigner {
     return { signer: new MediaSigner(secret, options.ttlS, options.baseUrl ?? ''), generated };
   }
 
-  #mac(accessoryId: string, activityId: string, expires: number): Buffer {
-    return createHmac('sha256', this.#key)
-      .update(`${accessoryId}/${activityId}/${expires}`)
-      .digest();
-  }
-
   /** The expiry handed out now: at least `ttlS` ahead, rounded up to a step of ttlS / 5. */
   expiry(nowMs = Date.now()): number {
     const step = Math.max(1, Math.floor(this.ttlS / 5));
@@ -76,19 +83,30 @@ export class MediaSigner {
   }
 
   token(accessoryId: string, activityId: string, expires = this.expiry()): string {
-    return `${expires}.${this.#mac(accessoryId, activityId, expires).toString('base64url')}`;
+    return sign(this.#activityKey, `${accessoryId}/${activityId}`, expires);
   }
 
   /** Throws 403 PERMISSION_DENIED unless the token is this server's, for this activity, unexpired. */
   verify(accessoryId: string, activityId: string, token: string, nowMs = Date.now()): void {
-    const m = TOKEN.exec(token);
-    const expires = m ? Number(m[1]) : NaN;
-    const given = m ? Buffer.from(m[2]!, 'base64url') : Buffer.alloc(0);
-    const expected = this.#mac(accessoryId, activityId, Number.isFinite(expires) ? expires : 0);
-    if (!m || given.length !== expected.length || !timingSafeEqual(given, expected)) {
-      throw denied('the media URL signature is not valid');
-    }
-    if (expires * 1000 <= nowMs) throw denied('the media URL has expired');
+    check(this.#activityKey, `${accessoryId}/${activityId}`, token, nowMs);
+  }
+
+  exportToken(accessoryId: string, range: TimeRange, expires = this.expiry()): string {
+    return sign(this.#exportKey, exportMessage(accessoryId, range), expires);
+  }
+
+  /** Throws 403 PERMISSION_DENIED unless the token is this server's, for this export, unexpired. */
+  verifyExport(accessoryId: string, range: TimeRange, token: string, nowMs = Date.now()): void {
+    check(this.#exportKey, exportMessage(accessoryId, range), token, nowMs);
+  }
+
+  /** The signed URL of an export of the accessory's clips overlapping `range`. */
+  exportUrl(accessoryId: string, range: TimeRange, token = this.exportToken(accessoryId, range)) {
+    const query = new URLSearchParams({
+      start: range.start.toISOString(),
+      end: range.end.toISOString(),
+    });
+    return `${this.baseUrl}/api/accessories/${encodeURIComponent(accessoryId)}/signed/${token}/export.mp4?${query}`;
   }
 
   /** The base of an activity's signed media URLs (append `mp4`, `hls/activity.m3u8`, ...). */
@@ -110,6 +128,26 @@ export class MediaSigner {
       hls: has.mp4 && has.packaged ? `${base}hls/activity.m3u8` : null,
     };
   }
+}
+
+const exportMessage = (accessoryId: string, range: TimeRange) =>
+  `${accessoryId}/${range.start.toISOString()}/${range.end.toISOString()}`;
+
+const mac = (key: Buffer, message: string, expires: number): Buffer =>
+  createHmac('sha256', key).update(`${message}/${expires}`).digest();
+
+const sign = (key: Buffer, message: string, expires: number): string =>
+  `${expires}.${mac(key, message, expires).toString('base64url')}`;
+
+function check(key: Buffer, message: string, token: string, nowMs: number): void {
+  const m = TOKEN.exec(token);
+  const expires = m ? Number(m[1]) : NaN;
+  const given = m ? Buffer.from(m[2]!, 'base64url') : Buffer.alloc(0);
+  const expected = mac(key, message, Number.isFinite(expires) ? expires : 0);
+  if (!m || given.length !== expected.length || !timingSafeEqual(given, expected)) {
+    throw denied('the media URL signature is not valid');
+  }
+  if (expires * 1000 <= nowMs) throw denied('the media URL has expired');
 }
 
 export const activityPath = (accessoryId: string, activityId: string) =>

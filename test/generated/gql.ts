@@ -28,6 +28,8 @@ type Documents = {
     "\n  mutation AssociateAccessory($accountId: ID!, $deviceId: String!, $name: String!) {\n    associateAccessory(accountId: $accountId, deviceId: $deviceId, name: $name) {\n      id\n    }\n  }\n": typeof types.AssociateAccessoryDocument,
     "\n  mutation CreateActivity($accessoryId: ID!, $input: CreateActivityInput!) {\n    createActivity(accessoryId: $accessoryId, input: $input) {\n      activityId\n      inProgress\n    }\n  }\n": typeof types.CreateActivityDocument,
     "\n  mutation FinishActivity($accessoryId: ID!, $activityId: String!, $endTime: DateTime!) {\n    finishActivity(accessoryId: $accessoryId, activityId: $activityId, endTime: $endTime) {\n      activityId\n      playbackDuration\n    }\n  }\n": typeof types.FinishActivityDocument,
+    "\n  query ExportUrl($accessoryId: ID!, $start: DateTime!, $end: DateTime!) {\n    accessory(id: $accessoryId) {\n      exportUrl(start: $start, end: $end)\n    }\n  }\n": typeof types.ExportUrlDocument,
+    "\n  mutation ExportSetRetention($accountId: ID!, $retentionDays: Int!) {\n    setRetention(accountId: $accountId, retentionDays: $retentionDays) {\n      retentionDays\n    }\n  }\n": typeof types.ExportSetRetentionDocument,
     "\n  query MediaOfActivity($accessoryId: ID!, $activityId: String!) {\n    accessory(id: $accessoryId) {\n      activity(activityId: $activityId) {\n        activityId\n        media {\n          image\n          mp4\n          mpd\n          hls\n        }\n      }\n      activities(first: 5) {\n        edges {\n          node {\n            activityId\n            media {\n              mp4\n            }\n          }\n        }\n      }\n    }\n  }\n": typeof types.MediaOfActivityDocument,
     "\n  mutation MediaSetRetention($accountId: ID!, $retentionDays: Int!) {\n    setRetention(accountId: $accountId, retentionDays: $retentionDays) {\n      retentionDays\n    }\n  }\n": typeof types.MediaSetRetentionDocument,
     "\n  mutation MediaDeleteAccount($accountId: ID!) {\n    deleteAccount(accountId: $accountId)\n  }\n": typeof types.MediaDeleteAccountDocument,
@@ -62,6 +64,8 @@ const documents: Documents = {
     "\n  mutation AssociateAccessory($accountId: ID!, $deviceId: String!, $name: String!) {\n    associateAccessory(accountId: $accountId, deviceId: $deviceId, name: $name) {\n      id\n    }\n  }\n": types.AssociateAccessoryDocument,
     "\n  mutation CreateActivity($accessoryId: ID!, $input: CreateActivityInput!) {\n    createActivity(accessoryId: $accessoryId, input: $input) {\n      activityId\n      inProgress\n    }\n  }\n": types.CreateActivityDocument,
     "\n  mutation FinishActivity($accessoryId: ID!, $activityId: String!, $endTime: DateTime!) {\n    finishActivity(accessoryId: $accessoryId, activityId: $activityId, endTime: $endTime) {\n      activityId\n      playbackDuration\n    }\n  }\n": types.FinishActivityDocument,
+    "\n  query ExportUrl($accessoryId: ID!, $start: DateTime!, $end: DateTime!) {\n    accessory(id: $accessoryId) {\n      exportUrl(start: $start, end: $end)\n    }\n  }\n": types.ExportUrlDocument,
+    "\n  mutation ExportSetRetention($accountId: ID!, $retentionDays: Int!) {\n    setRetention(accountId: $accountId, retentionDays: $retentionDays) {\n      retentionDays\n    }\n  }\n": types.ExportSetRetentionDocument,
     "\n  query MediaOfActivity($accessoryId: ID!, $activityId: String!) {\n    accessory(id: $accessoryId) {\n      activity(activityId: $activityId) {\n        activityId\n        media {\n          image\n          mp4\n          mpd\n          hls\n        }\n      }\n      activities(first: 5) {\n        edges {\n          node {\n            activityId\n            media {\n              mp4\n            }\n          }\n        }\n      }\n    }\n  }\n": types.MediaOfActivityDocument,
     "\n  mutation MediaSetRetention($accountId: ID!, $retentionDays: Int!) {\n    setRetention(accountId: $accountId, retentionDays: $retentionDays) {\n      retentionDays\n    }\n  }\n": types.MediaSetRetentionDocument,
     "\n  mutation MediaDeleteAccount($accountId: ID!) {\n    deleteAccount(accountId: $accountId)\n  }\n": types.MediaDeleteAccountDocument,
@@ -152,6 +156,14 @@ export function graphql(source: "\n  mutation CreateActivity($accessoryId: ID!, 
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation FinishActivity($accessoryId: ID!, $activityId: String!, $endTime: DateTime!) {\n    finishActivity(accessoryId: $accessoryId, activityId: $activityId, endTime: $endTime) {\n      activityId\n      playbackDuration\n    }\n  }\n"): (typeof documents)["\n  mutation FinishActivity($accessoryId: ID!, $activityId: String!, $endTime: DateTime!) {\n    finishActivity(accessoryId: $accessoryId, activityId: $activityId, endTime: $endTime) {\n      activityId\n      playbackDuration\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ExportUrl($accessoryId: ID!, $start: DateTime!, $end: DateTime!) {\n    accessory(id: $accessoryId) {\n      exportUrl(start: $start, end: $end)\n    }\n  }\n"): (typeof documents)["\n  query ExportUrl($accessoryId: ID!, $start: DateTime!, $end: DateTime!) {\n    accessory(id: $accessoryId) {\n      exportUrl(start: $start, end: $end)\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ExportSetRetention($accountId: ID!, $retentionDays: Int!) {\n    setRetention(accountId: $accountId, retentionDays: $retentionDays) {\n      retentionDays\n    }\n  }\n"): (typeof documents)["\n  mutation ExportSetRetention($accountId: ID!, $retentionDays: Int!) {\n    setRetention(accountId: $accountId, retentionDays: $retentionDays) {\n      retentionDays\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -106,6 +106,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/accessories/{accessoryId}/export.mp4": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One MP4 of the accessory's clips in a time range
+         * @description An accessory of the caller. The MP4s of the activities that overlap `[start, end)` (started before `end`, ended after `start` or still in progress), whole and in start order, joined without re-encoding and streamed as a fragmented MP4 while it is made: no `Content-Length`, no byte ranges. Activities without an MP4, past retention, or whose MP4 could not be packaged are left out. At most EXPORT_MAX_SECONDS between start and end (400 naming `end`); 404 when no clip overlaps; 503 with `Retry-After: 5` while every export slot of the instance (EXPORT_CONCURRENCY) is busy. HEAD answers the same without making the MP4.
+         */
+        get: operations["getExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * One MP4 of the accessory's clips in a time range: headers only
+         * @description An accessory of the caller. The MP4s of the activities that overlap `[start, end)` (started before `end`, ended after `start` or still in progress), whole and in start order, joined without re-encoding and streamed as a fragmented MP4 while it is made: no `Content-Length`, no byte ranges. Activities without an MP4, past retention, or whose MP4 could not be packaged are left out. At most EXPORT_MAX_SECONDS between start and end (400 naming `end`); 404 when no clip overlaps; 503 with `Retry-After: 5` while every export slot of the instance (EXPORT_CONCURRENCY) is busy. HEAD answers the same without making the MP4.
+         */
+        head: operations["headExport"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/accessories/{accessoryId}/signed/{signature}/export.mp4": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One MP4 of the accessory's clips in a time range, by a signed URL
+         * @description No bearer token: the `{signature}` segment of a URL from GraphQL `Accessory.exportUrl` opens this accessory and exactly this range until it expires (MEDIA_URL_TTL_S); a bad or expired one, or another range, is 403. The answer carries `Access-Control-Allow-Origin: *`. The MP4s of the activities that overlap `[start, end)` (started before `end`, ended after `start` or still in progress), whole and in start order, joined without re-encoding and streamed as a fragmented MP4 while it is made: no `Content-Length`, no byte ranges. Activities without an MP4, past retention, or whose MP4 could not be packaged are left out. At most EXPORT_MAX_SECONDS between start and end (400 naming `end`); 404 when no clip overlaps; 503 with `Retry-After: 5` while every export slot of the instance (EXPORT_CONCURRENCY) is busy. HEAD answers the same without making the MP4.
+         */
+        get: operations["getExportSigned"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * One MP4 of the accessory's clips in a time range: headers only, by a signed URL
+         * @description No bearer token: the `{signature}` segment of a URL from GraphQL `Accessory.exportUrl` opens this accessory and exactly this range until it expires (MEDIA_URL_TTL_S); a bad or expired one, or another range, is 403. The answer carries `Access-Control-Allow-Origin: *`. The MP4s of the activities that overlap `[start, end)` (started before `end`, ended after `start` or still in progress), whole and in start order, joined without re-encoding and streamed as a fragmented MP4 while it is made: no `Content-Length`, no byte ranges. Activities without an MP4, past retention, or whose MP4 could not be packaged are left out. At most EXPORT_MAX_SECONDS between start and end (400 naming `end`); 404 when no clip overlaps; 503 with `Retry-After: 5` while every export slot of the instance (EXPORT_CONCURRENCY) is busy. HEAD answers the same without making the MP4.
+         */
+        head: operations["headExportSigned"];
+        patch?: never;
+        trace?: never;
+    };
     "/api/accessories/{accessoryId}/activities/{activityId}/image": {
         parameters: {
             query?: never;
@@ -946,6 +994,180 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getExport: {
+        parameters: {
+            query: {
+                /** @description The range start (inclusive): ISO 8601 with a zone, e.g. `2026-11-21T20:00:00Z` */
+                start: string;
+                /** @description The range end (exclusive), after start: ISO 8601 with a zone, e.g. `2026-11-21T20:00:00Z` */
+                end: string;
+            };
+            header?: never;
+            path: {
+                /** @description An accessory id */
+                accessoryId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The MP4, streamed */
+            200: {
+                headers: {
+                    /** @description `attachment; filename="export-{accessoryId}-{start}-{end}.mp4"` */
+                    "Content-Disposition"?: string;
+                    /** @description `no-store` */
+                    "Cache-Control"?: string;
+                    /** @description `none` */
+                    "Accept-Ranges"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "video/mp4": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    headExport: {
+        parameters: {
+            query: {
+                /** @description The range start (inclusive): ISO 8601 with a zone, e.g. `2026-11-21T20:00:00Z` */
+                start: string;
+                /** @description The range end (exclusive), after start: ISO 8601 with a zone, e.g. `2026-11-21T20:00:00Z` */
+                end: string;
+            };
+            header?: never;
+            path: {
+                /** @description An accessory id */
+                accessoryId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The MP4, streamed */
+            200: {
+                headers: {
+                    /** @description `attachment; filename="export-{accessoryId}-{start}-{end}.mp4"` */
+                    "Content-Disposition"?: string;
+                    /** @description `no-store` */
+                    "Cache-Control"?: string;
+                    /** @description `none` */
+                    "Accept-Ranges"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getExportSigned: {
+        parameters: {
+            query: {
+                /** @description The range start (inclusive): ISO 8601 with a zone, e.g. `2026-11-21T20:00:00Z` */
+                start: string;
+                /** @description The range end (exclusive), after start: ISO 8601 with a zone, e.g. `2026-11-21T20:00:00Z` */
+                end: string;
+            };
+            header?: never;
+            path: {
+                /** @description An accessory id */
+                accessoryId: components["schemas"]["Uuid"];
+                /** @description `{expires}.{mac}`, from a signed media URL */
+                signature: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The MP4, streamed */
+            200: {
+                headers: {
+                    /** @description `attachment; filename="export-{accessoryId}-{start}-{end}.mp4"` */
+                    "Content-Disposition"?: string;
+                    /** @description `no-store` */
+                    "Cache-Control"?: string;
+                    /** @description `none` */
+                    "Accept-Ranges"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "video/mp4": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description PERMISSION_DENIED: the signature is not valid for this accessory and range, or it expired */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    headExportSigned: {
+        parameters: {
+            query: {
+                /** @description The range start (inclusive): ISO 8601 with a zone, e.g. `2026-11-21T20:00:00Z` */
+                start: string;
+                /** @description The range end (exclusive), after start: ISO 8601 with a zone, e.g. `2026-11-21T20:00:00Z` */
+                end: string;
+            };
+            header?: never;
+            path: {
+                /** @description An accessory id */
+                accessoryId: components["schemas"]["Uuid"];
+                /** @description `{expires}.{mac}`, from a signed media URL */
+                signature: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The MP4, streamed */
+            200: {
+                headers: {
+                    /** @description `attachment; filename="export-{accessoryId}-{start}-{end}.mp4"` */
+                    "Content-Disposition"?: string;
+                    /** @description `no-store` */
+                    "Cache-Control"?: string;
+                    /** @description `none` */
+                    "Accept-Ranges"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description PERMISSION_DENIED: the signature is not valid for this accessory and range, or it expired */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["Unavailable"];
             default: components["responses"]["Error"];
         };
     };

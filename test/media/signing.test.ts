@@ -85,6 +85,36 @@ describe('signed media URLs', () => {
     expect(all.mpd).toMatch(/\/mpd$/);
   });
 
+  it('signs an export for its accessory and exactly its range, with a key of its own', () => {
+    const range = {
+      start: new Date('2026-11-21T20:00:00Z'),
+      end: new Date('2026-11-21T21:00:00Z'),
+    };
+    const token = signer.exportToken(accessoryId, range);
+    signer.verifyExport(accessoryId, range, token);
+    // The same instants written in another zone are the same range.
+    signer.verifyExport(
+      accessoryId,
+      { start: new Date('2026-11-21T21:00:00+01:00'), end: range.end },
+      token,
+    );
+    denied(() =>
+      signer.verifyExport(accessoryId, { ...range, end: new Date(range.end.getTime() + 1) }, token),
+    );
+    denied(() => signer.verifyExport('1f8fad5b-d9cb-469f-a165-70867728950e', range, token));
+    const url = signer.exportUrl(accessoryId, range, token);
+    expect(url).toBe(
+      `/api/accessories/${accessoryId}/signed/${token}/export.mp4?start=2026-11-21T20%3A00%3A00.000Z&end=2026-11-21T21%3A00%3A00.000Z`,
+    );
+    // Neither kind of signature opens the other, even over the same text.
+    denied(() =>
+      signer.verify(accessoryId, '2026-11-21T20:00:00.000Z/2026-11-21T21:00:00.000Z', token),
+    );
+    const expires = Number(token.split('.')[0]);
+    denied(() => signer.verifyExport(accessoryId, range, signer.token(accessoryId, 'x', expires)));
+    denied(() => signer.verifyExport(accessoryId, range, token, expires * 1000));
+  });
+
   it('generates a secret into the data directory once and reuses it', async () => {
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'clipgate-signing-'));
     try {

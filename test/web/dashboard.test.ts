@@ -19,7 +19,8 @@ import {
   seedAccessory,
   seedActivities,
 } from '../helpers/fixtures.ts';
-import { makeClip, upload } from '../media/helpers.ts';
+import { parseActivityId } from '../../src/activities/ids.ts';
+import { ffprobe, makeClip, upload } from '../media/helpers.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -167,6 +168,38 @@ describe.skipIf(!hasChromium && !process.env.CI)('dashboard in Chromium', () => 
     await page.locator('#media .no-media').getByText('No media').waitFor();
     await page.locator(`[data-activity="${ids[29]}"]`).click();
     await page.locator('#media video').waitFor();
+  }, 60_000);
+
+  it('exports the clips of the time box as one MP4', async () => {
+    // The box around the newest seeded activity, the one with a clip (the others are a minute
+    // apart and 20 s long), typed as the browser's local time.
+    const start = parseActivityId(ids[29]!)!.getTime();
+    const local = (ms: number) =>
+      page.evaluate((at) => {
+        const d = new Date(at);
+        const p = (n: number) => String(n).padStart(2, '0');
+        return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+      }, ms);
+    const exportButton = page.getByRole('button', { name: 'Export MP4' });
+    const status = page.locator('#export-status');
+
+    // A box without any clip says so.
+    await page.locator('#from').fill(await local(start - 20 * 60_000));
+    await page.locator('#to').fill(await local(start - 19 * 60_000));
+    await exportButton.click();
+    await status.getByText('No clip with video in this time box.').waitFor();
+
+    await page.locator('#from').fill(await local(start - 30_000));
+    await page.locator('#to').fill(await local(start + 30_000));
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.locator(`[data-activity="${ids[29]}"]`).waitFor();
+    const [download] = await Promise.all([page.waitForEvent('download'), exportButton.click()]);
+    expect(download.suggestedFilename()).toMatch(new RegExp(`^export-${accessoryId}-.+\\.mp4$`));
+    const file = await download.path();
+    const probe = await ffprobe(file);
+    expect(probe.streams[0]).toMatchObject({ codec_name: 'h264', width: 320, height: 240 });
+    expect(Math.abs(Number(probe.format.duration) - 3)).toBeLessThanOrEqual(1);
+    await status.getByRole('link', { name: 'download again' }).waitFor();
   }, 60_000);
 
   it('edits zones by dragging a corner and by its coordinates, and saves them', async () => {

@@ -85,6 +85,15 @@ export const OneActivity = graphql(`
   }
 `);
 
+export const ExportUrl = graphql(`
+  query DashExportUrl($accessoryId: ID!, $start: DateTime!, $end: DateTime!) {
+    accessory(id: $accessoryId) {
+      id
+      exportUrl(start: $start, end: $end)
+    }
+  }
+`);
+
 export const ZoneSetFields = graphql(`
   fragment DashZoneSet on AccessoryZones {
     lastModified

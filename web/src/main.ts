@@ -9,6 +9,7 @@ import {
   Accessories,
   AccessoryEvents,
   Activities,
+  ExportUrl,
   Notifications,
   OneActivity,
   Redeliver,
@@ -300,6 +301,43 @@ $<HTMLFormElement>('filter-form').addEventListener('reset', () => {
   $('filter-error').hidden = true;
   resetTimeline();
 });
+
+// ---- export -----------------------------------------------------------------------------------
+
+/** Downloads one MP4 of the selected accessory's clips in the From/To time box. */
+async function exportTimeBox(): Promise<void> {
+  const status = $<HTMLSpanElement>('export-status');
+  const say = (text: string, error = false) => {
+    status.textContent = text;
+    status.classList.toggle('error-text', error);
+  };
+  const from = $<HTMLInputElement>('from').value;
+  const to = $<HTMLInputElement>('to').value;
+  const accessoryId = state.accessoryId;
+  if (!accessoryId) return;
+  if (!from || !to) return say('Set From and To to export the clips between them.');
+  const button = $<HTMLButtonElement>('export');
+  button.disabled = true;
+  say('Preparing the export…');
+  try {
+    // A fresh signed URL: it opens this accessory and exactly this range for a few minutes.
+    const { accessory } = await request(ExportUrl, {
+      accessoryId,
+      start: new Date(from).toISOString(),
+      end: new Date(to).toISOString(),
+    });
+    const url = accessory?.exportUrl;
+    if (!url) return say('No clip with video in this time box.');
+    const link = h('a', { href: url, download: '', text: 'download again' });
+    status.replaceChildren('Export started; ', link);
+    link.click();
+  } catch (err) {
+    say(`Export: ${describe(err)}`, true);
+  } finally {
+    button.disabled = false;
+  }
+}
+$<HTMLButtonElement>('export').addEventListener('click', () => void exportTimeBox());
 
 // ---- selected activity ------------------------------------------------------------------------
 

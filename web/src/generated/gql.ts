@@ -20,6 +20,7 @@ type Documents = {
     "\n  fragment DashActivity on Activity {\n    activityId\n    startTime\n    endTime\n    inProgress\n    playbackDuration\n    relevanceLevel\n    motionZones\n    objectLocations\n    media {\n      image\n      mp4\n      hls\n      mpd\n    }\n  }\n": typeof types.DashActivityFragmentDoc,
     "\n  query DashActivities(\n    $accessoryId: ID!\n    $first: Int\n    $after: String\n    $since: String\n    $filter: String\n    $where: ActivityWhere\n  ) {\n    accessory(id: $accessoryId) {\n      id\n      activities(first: $first, after: $after, since: $since, filter: $filter, where: $where) {\n        edges {\n          node {\n            ...DashActivity\n          }\n        }\n        pageInfo {\n          hasNextPage\n          endCursor\n        }\n      }\n    }\n  }\n": typeof types.DashActivitiesDocument,
     "\n  query DashOneActivity($accessoryId: ID!, $activityId: String!) {\n    accessory(id: $accessoryId) {\n      id\n      activity(activityId: $activityId) {\n        ...DashActivity\n      }\n    }\n  }\n": typeof types.DashOneActivityDocument,
+    "\n  query DashExportUrl($accessoryId: ID!, $start: DateTime!, $end: DateTime!) {\n    accessory(id: $accessoryId) {\n      id\n      exportUrl(start: $start, end: $end)\n    }\n  }\n": typeof types.DashExportUrlDocument,
     "\n  fragment DashZoneSet on AccessoryZones {\n    lastModified\n    zones {\n      id\n      name\n      color\n      vertices {\n        x\n        y\n      }\n    }\n  }\n": typeof types.DashZoneSetFragmentDoc,
     "\n  query DashZones($accessoryId: ID!) {\n    accessory(id: $accessoryId) {\n      id\n      zones {\n        ...DashZoneSet\n      }\n    }\n  }\n": typeof types.DashZonesDocument,
     "\n  mutation DashSaveZones($accessoryId: ID!, $zones: [ZoneInput!]!) {\n    saveZones(accessoryId: $accessoryId, zones: $zones) {\n      ...DashZoneSet\n    }\n  }\n": typeof types.DashSaveZonesDocument,
@@ -33,6 +34,7 @@ const documents: Documents = {
     "\n  fragment DashActivity on Activity {\n    activityId\n    startTime\n    endTime\n    inProgress\n    playbackDuration\n    relevanceLevel\n    motionZones\n    objectLocations\n    media {\n      image\n      mp4\n      hls\n      mpd\n    }\n  }\n": types.DashActivityFragmentDoc,
     "\n  query DashActivities(\n    $accessoryId: ID!\n    $first: Int\n    $after: String\n    $since: String\n    $filter: String\n    $where: ActivityWhere\n  ) {\n    accessory(id: $accessoryId) {\n      id\n      activities(first: $first, after: $after, since: $since, filter: $filter, where: $where) {\n        edges {\n          node {\n            ...DashActivity\n          }\n        }\n        pageInfo {\n          hasNextPage\n          endCursor\n        }\n      }\n    }\n  }\n": types.DashActivitiesDocument,
     "\n  query DashOneActivity($accessoryId: ID!, $activityId: String!) {\n    accessory(id: $accessoryId) {\n      id\n      activity(activityId: $activityId) {\n        ...DashActivity\n      }\n    }\n  }\n": types.DashOneActivityDocument,
+    "\n  query DashExportUrl($accessoryId: ID!, $start: DateTime!, $end: DateTime!) {\n    accessory(id: $accessoryId) {\n      id\n      exportUrl(start: $start, end: $end)\n    }\n  }\n": types.DashExportUrlDocument,
     "\n  fragment DashZoneSet on AccessoryZones {\n    lastModified\n    zones {\n      id\n      name\n      color\n      vertices {\n        x\n        y\n      }\n    }\n  }\n": types.DashZoneSetFragmentDoc,
     "\n  query DashZones($accessoryId: ID!) {\n    accessory(id: $accessoryId) {\n      id\n      zones {\n        ...DashZoneSet\n      }\n    }\n  }\n": types.DashZonesDocument,
     "\n  mutation DashSaveZones($accessoryId: ID!, $zones: [ZoneInput!]!) {\n    saveZones(accessoryId: $accessoryId, zones: $zones) {\n      ...DashZoneSet\n    }\n  }\n": types.DashSaveZonesDocument,
@@ -61,6 +63,10 @@ export function graphql(source: "\n  query DashActivities(\n    $accessoryId: ID
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query DashOneActivity($accessoryId: ID!, $activityId: String!) {\n    accessory(id: $accessoryId) {\n      id\n      activity(activityId: $activityId) {\n        ...DashActivity\n      }\n    }\n  }\n"): typeof import('./graphql.js').DashOneActivityDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query DashExportUrl($accessoryId: ID!, $start: DateTime!, $end: DateTime!) {\n    accessory(id: $accessoryId) {\n      id\n      exportUrl(start: $start, end: $end)\n    }\n  }\n"): typeof import('./graphql.js').DashExportUrlDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -118,6 +118,15 @@ export type DashOneActivityQueryVariables = Exact<{
 
 export type DashOneActivityQuery = { accessory: { id: string, activity: { activityId: string, startTime: string, endTime: string | null, inProgress: boolean, playbackDuration: number | null, relevanceLevel: number, motionZones: Array<string>, objectLocations: Array<number>, media: { image: string | null, mp4: string | null, hls: string | null, mpd: string | null } | null } | null } | null };
 
+export type DashExportUrlQueryVariables = Exact<{
+  accessoryId: string | number;
+  start: string;
+  end: string;
+}>;
+
+
+export type DashExportUrlQuery = { accessory: { id: string, exportUrl: string | null } | null };
+
 export type DashZoneSetFragment = { lastModified: string | null, zones: Array<{ id: string, name: string, color: string, vertices: Array<{ x: number, y: number }> }> };
 
 export type DashZonesQueryVariables = Exact<{
@@ -297,6 +306,14 @@ export const DashOneActivityDocument = new TypedDocumentString(`
     mpd
   }
 }`) as unknown as TypedDocumentString<DashOneActivityQuery, DashOneActivityQueryVariables>;
+export const DashExportUrlDocument = new TypedDocumentString(`
+    query DashExportUrl($accessoryId: ID!, $start: DateTime!, $end: DateTime!) {
+  accessory(id: $accessoryId) {
+    id
+    exportUrl(start: $start, end: $end)
+  }
+}
+    `) as unknown as TypedDocumentString<DashExportUrlQuery, DashExportUrlQueryVariables>;
 export const DashZonesDocument = new TypedDocumentString(`
     query DashZones($accessoryId: ID!) {
   accessory(id: $accessoryId) {

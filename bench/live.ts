@@ -15,6 +15,8 @@
 // ratios to the bare server.
 //
 //   npm run bench:live [-- --sizes 5000,10000 --rate 100 --seconds 10 --embedded]
+//   npm run bench:live -- --sizes 1000 --per-accessory 1000 --rate 1: one accessory's 1,000
+//   subscribers (an accessory takes at most one new activity a second: ids are per second).
 //   BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) names the PostgreSQL
 //   server; the service runs on a fresh database clipgate_bench_live there. --embedded: PGlite.
 //   Needs file descriptors for each subscriber in both processes: `ulimit -n` above the size.
@@ -462,7 +464,7 @@ async function main(): Promise<void> {
       `ratio clipgate/bare at ${size}: p50 ${(c.p50 / b.p50).toFixed(2)}x, p99 ${(c.p99 / b.p99).toFixed(2)}x, ` +
         `RSS per connection ${(c.rssPerConnection / b.rssPerConnection).toFixed(2)}x, ` +
         `heap per connection ${(c.heapPerConnection / b.heapPerConnection).toFixed(2)}x` +
-        `  (targets: p99 < 100 ms, memory within 1.5x)`,
+        `  (targets: p99 < 50 ms, memory per connection at most the bare server's)`,
     );
   }
 }

@@ -46,6 +46,12 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const disposables = new Disposables();
   let draining = false;
   try {
+    // Tracing first, so that everything after it is traced; off, its SDK is never loaded.
+    if (config.telemetry) {
+      const { startTelemetry } = await import('./telemetry/start.ts');
+      disposables.defer('tracing', startTelemetry(config.telemetry));
+      logger.info({ endpoint: config.telemetry.endpoint }, 'tracing on');
+    }
     const services = await buildServices(config, { ...options, logger }, disposables);
     await startServices(services);
 
@@ -75,7 +81,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
           draining: () => draining,
         }),
         sheddingHandler(lag, services.metrics),
-        graphqlHandler(graphql),
+        graphqlHandler(graphql, config.maxBodyBytes),
         // Media streams raw bytes (ranges, signed URLs) instead of JSON: its own small router.
         (req, res, pathname) => handleMediaRequest(services, req, res, pathname),
         // The dashboard (web/, built into web/dist): static files at /app.

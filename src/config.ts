@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { SpanExporter } from '@opentelemetry/sdk-trace';
 import { locate } from './media/ffmpeg.ts';
 
 /** Everything the service reads from its environment, parsed once at start. */
@@ -7,6 +8,8 @@ export interface Config {
   host: string;
   dataDir: string;
   databaseUrl: string | undefined;
+  /** `DATABASE_READ_URL`: a read replica of DATABASE_URL that serves the activity listings. */
+  databaseReadUrl: string | undefined;
   redisUrl: string | undefined;
   logLevel: string;
   scopePrefix: string;
@@ -21,6 +24,18 @@ export interface Config {
   publicBaseUrl: string | undefined;
   media: MediaConfig;
   limits: LimitsConfig;
+  /** Unset (no `OTEL_EXPORTER_OTLP_ENDPOINT`): tracing is off and no SDK is loaded. */
+  telemetry: TelemetryConfig | undefined;
+}
+
+/** OpenTelemetry tracing (src/telemetry). */
+export interface TelemetryConfig {
+  /** `OTEL_EXPORTER_OTLP_ENDPOINT`: the OTLP/HTTP collector; spans go to `<endpoint>/v1/traces`. */
+  endpoint: string;
+  /** `OTEL_SERVICE_NAME`: the `service.name` of the spans (default `clipgate`). */
+  serviceName: string;
+  /** Where spans go instead of the endpoint (tests: an in-memory exporter); no variable. */
+  exporter?: SpanExporter;
 }
 
 /** What one client may ask of an instance (src/limits, src/graphql/limits.ts). */
@@ -53,6 +68,8 @@ export interface MediaConfig {
   /** HMAC secret of signed media URLs; unset: generated into DATA_DIR (one instance only). */
   urlSecret: string | undefined;
   urlTtlS: number;
+  /** `NOTIFICATION_MEDIA_URL_TTL_S`: how long the URLs an activity_media_ready event carries stay valid. */
+  notificationUrlTtlS: number;
   /** Unset: the filesystem under DATA_DIR/media. */
   s3: S3Config | undefined;
   packager: {
@@ -108,6 +125,8 @@ export interface WebhookConfig {
   secretsKey: Buffer | undefined;
   /** `DELIVERY_LOG_RETENTION_DAYS`: how long finished deliveries and their attempts are kept. */
   deliveryLogRetentionDays: number;
+  /** `WEBHOOK_DISABLE_AFTER_HOURS`: a receiver failing every attempt this long is disabled. */
+  disableAfterHours: number;
 }
 
 function secretsKey(env: Env): Buffer | undefined {
@@ -187,6 +206,7 @@ function mediaConfig(env: Env): MediaConfig {
     maxImageBytes: int(env, 'MEDIA_MAX_IMAGE_BYTES', 10 * 1024 * 1024),
     urlSecret: env.MEDIA_URL_SECRET || undefined,
     urlTtlS: int(env, 'MEDIA_URL_TTL_S', 300),
+    notificationUrlTtlS: int(env, 'NOTIFICATION_MEDIA_URL_TTL_S', 3600),
     s3,
     packager: {
       concurrency: int(env, 'MEDIA_PACKAGER_CONCURRENCY', 1),
@@ -203,6 +223,9 @@ function mediaConfig(env: Env): MediaConfig {
     },
   };
   if (media.urlTtlS < 1) throw new Error('MEDIA_URL_TTL_S must be at least 1');
+  if (media.notificationUrlTtlS < 1) {
+    throw new Error('NOTIFICATION_MEDIA_URL_TTL_S must be at least 1');
+  }
   if (media.packager.concurrency < 1) {
     throw new Error('MEDIA_PACKAGER_CONCURRENCY must be at least 1');
   }
@@ -258,12 +281,22 @@ function limitsConfig(env: Env): LimitsConfig {
   return limits;
 }
 
+function telemetryConfig(env: Env): TelemetryConfig | undefined {
+  const endpoint = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
+  if (!endpoint) return undefined;
+  if (!/^https?:\/\//.test(endpoint)) {
+    throw new Error('OTEL_EXPORTER_OTLP_ENDPOINT must be an http(s) URL');
+  }
+  return { endpoint, serviceName: env.OTEL_SERVICE_NAME || 'clipgate' };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   return {
     port: int(env, 'PORT', 4000),
     host: env.HOST || '127.0.0.1',
     dataDir: path.resolve(env.DATA_DIR || './data'),
     databaseUrl: env.DATABASE_URL || undefined,
+    databaseReadUrl: env.DATABASE_READ_URL || undefined,
     redisUrl: env.REDIS_URL || undefined,
     logLevel: env.LOG_LEVEL || 'info',
     scopePrefix: env.SCOPE_PREFIX || 'service',
@@ -276,6 +309,7 @@ export function loadConfig(env: Env = process.env): Config {
       allowHttp: bool(env, 'WEBHOOK_ALLOW_HTTP'),
       secretsKey: secretsKey(env),
       deliveryLogRetentionDays: int(env, 'DELIVERY_LOG_RETENTION_DAYS', 7),
+      disableAfterHours: int(env, 'WEBHOOK_DISABLE_AFTER_HOURS', 72),
     },
     retentionSweepMs: int(env, 'RETENTION_SWEEP_MS', 60 * 60 * 1000),
     eventLogRetentionHours: int(env, 'EVENT_LOG_RETENTION_HOURS', 24),
@@ -290,5 +324,6 @@ export function loadConfig(env: Env = process.env): Config {
     publicBaseUrl: publicBaseUrl(env),
     media: mediaConfig(env),
     limits: limitsConfig(env),
+    telemetry: telemetryConfig(env),
   };
 }

@@ -3,6 +3,7 @@ import { AccessoryService } from './accessories/service.ts';
 import { createAuthenticator, type Authenticator } from './accounts/auth.ts';
 import { AccountService } from './accounts/service.ts';
 import { ActivityService } from './activities/service.ts';
+import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { EventSignal } from './events/outbox.ts';
 import { createEventBus } from './events/pubsub.ts';
@@ -18,7 +19,7 @@ import { MediaService } from './media/service.ts';
 import { Dispatcher } from './notifications/delivery/dispatcher.ts';
 import { createSecretBox, loadSecretsKey } from './notifications/secrets.ts';
 import { NotificationService } from './notifications/service.ts';
-import { openDatabase, type Database } from './storage/database.ts';
+import { openDatabase, type Database, type DatabaseOptions } from './storage/database.ts';
 import { ZoneService } from './zones/service.ts';
 
 /** The domain services, built once per app and shared by REST, GraphQL and background jobs. */
@@ -49,6 +50,10 @@ export interface ServiceOptions {
   logger: Logger;
   /** Where the embedded database lives; default `<DATA_DIR>/pgdata`, `memory://` for tests. */
   embeddedDir?: string;
+  /** Routes the pool's connections to the embedded database (tests: through a TCP proxy). */
+  routeEmbedded?: DatabaseOptions['routeEmbedded'];
+  /** The time receiver health counts with; the system's unless a test moves it. */
+  clock?: Clock;
 }
 
 /**
@@ -63,8 +68,10 @@ export async function buildServices(
   const { logger } = options;
   const db = await openDatabase({
     databaseUrl: config.databaseUrl,
+    readUrl: config.databaseReadUrl,
     embeddedDir: options.embeddedDir ?? path.join(config.dataDir, 'pgdata'),
     logger,
+    routeEmbedded: options.routeEmbedded,
   });
   disposables.defer('database', () => db.close());
   const auth = await createAuthenticator({
@@ -91,11 +98,12 @@ export async function buildServices(
     logger,
     signal,
     metrics,
+    clock: options.clock ?? systemClock,
   });
   notifications.onQueued(() => dispatcher.wake());
   // Attempts in flight finish (and are recorded) before the database closes.
   disposables.defer('webhook dispatcher', () => dispatcher.close());
-  const media = await MediaService.create(db, config, logger);
+  const media = await MediaService.create(db, config, logger, signal);
   disposables.defer('media', () => media.close());
   // Committed events go to the pub/sub (Redis when REDIS_URL is set), which feeds the
   // subscribers of every instance.
@@ -127,7 +135,9 @@ export async function buildServices(
     ),
     accounts: new AccountService(db, signal),
     accessories,
-    activities: new ActivityService(db, accessories, signal),
+    activities: new ActivityService(db, accessories, signal, {
+      announce: (activities) => media.readiness.announcePending(db.pool, activities),
+    }),
     media,
     notifications,
     dispatcher,

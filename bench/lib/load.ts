@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 
 export interface LoadResult {
@@ -51,8 +52,9 @@ export const fmt = (r: LoadResult) =>
 export async function startServer(
   file: string,
   env: Record<string, string>,
+  nodeArgs: string[] = [],
 ): Promise<{ port: number; child: ChildProcess; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', file], {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', file], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -75,4 +77,10 @@ export async function startServer(
         child.kill('SIGTERM');
       }),
   };
+}
+
+/** User and system CPU time of a process so far, in ms (Linux: /proc/<pid>/stat, 100 ticks/s). */
+export function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }

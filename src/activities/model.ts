@@ -92,4 +92,23 @@ export const activityDetailJson = (
   media,
 });
 
+/** An activity as one of its changes left it: what an activity_* event's payload is made of. */
+export interface ActivityRevision extends ActivityRecord {
+  /** Changes so far, from 1 (created); every update and the finish add one. */
+  sequence: number;
+  /** When that change was written. */
+  updatedAt: Date;
+}
+
+/**
+ * The eventData of an activity_* event: the activity as read by id (every extra field but
+ * media), plus `sequence` and `occurredAt` (the change's time), so that a receiver can drop an
+ * update older than one it already has.
+ */
+export const activityEventData = (a: ActivityRevision) => ({
+  ...activityJson(a, allExtraFields),
+  sequence: a.sequence,
+  occurredAt: a.updatedAt.toISOString(),
+});
+
 export const allExtraFields: ReadonlySet<ExtraField> = new Set(['motionZones', 'objectLocations']);

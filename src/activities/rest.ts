@@ -10,6 +10,7 @@ import {
   activitySchema,
   extraFieldNames,
 } from './model.ts';
+import { ingestBatch, ingestItemSchema, ingestResultSchema, MAX_BATCH_ITEMS } from './batch.ts';
 import { DEFAULT_LIMIT, MAX_LIMIT, type ListRequest } from './service.ts';
 import { operators } from './store.ts';
 
@@ -107,6 +108,34 @@ export const activityRoutes = [
       const { accessoryId, activityId } = activity;
       const media = await ctx.services.media.lookup.urlsFor(accessoryId, [activityId]);
       return { body: activityDetailJson(activity, media.get(activityId) ?? null) };
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/api/ingest',
+    operationId: 'ingestBatch',
+    summary:
+      'Ingest many changes across accessories in order, one result per item (JSON array or NDJSON); Idempotency-Key replays the first answer',
+    scopes: ['ingest'],
+    ndjson: true,
+    // Items are checked one by one (a bad one is its own result): any value passes here.
+    body: z.array(z.union([ingestItemSchema, z.unknown()])).meta({
+      description: `1..${MAX_BATCH_ITEMS} items (IngestItem), applied in order; an item that is no IngestItem gets its own INVALID_ARGUMENT result`,
+    }),
+    response: z
+      .strictObject({
+        results: z.array(ingestResultSchema).meta({ description: 'One per item, in order' }),
+      })
+      .meta({ id: 'IngestBatchResults' }),
+    async handle(ctx, { body, headers }) {
+      const key = headers['idempotency-key'];
+      const { results } = await ingestBatch(
+        ctx.services,
+        ctx.principal,
+        Array.isArray(body) ? body : [],
+        typeof key === 'string' ? key : undefined,
+      );
+      return { body: { results } };
     },
   }),
 ];

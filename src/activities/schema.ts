@@ -12,6 +12,7 @@ import {
 } from '../zones/where.ts';
 import { parseFilter } from './filter/index.ts';
 import { isActivityId } from './ids.ts';
+import { ingestBatch, type IngestResult } from './batch.ts';
 import type { ActivityRecord } from './model.ts';
 import { reportMotion, type MotionState } from './motion.ts';
 import { DEFAULT_LIMIT, MAX_LIMIT, type ActivityKey, type ListRequest } from './service.ts';
@@ -228,10 +229,51 @@ const MotionEventRef = builder
     }),
   });
 
+const IngestErrorRef = builder
+  .objectRef<Extract<IngestResult, { ok: false }>['error']>('IngestError')
+  .implement({
+    fields: (t) => ({
+      code: t.exposeString('code', { description: 'An error code of the API (e.g. CONFLICT)' }),
+      message: t.exposeString('message'),
+      field: t.string({
+        nullable: true,
+        description: 'The offending field of the item, when there is one',
+        resolve: (e) => (typeof e.details.field === 'string' ? e.details.field : null),
+      }),
+    }),
+  });
+
+const IngestResultRef = builder.objectRef<IngestResult>('IngestResult').implement({
+  description: 'What became of one item of ingestBatch',
+  fields: (t) => ({
+    ok: t.exposeBoolean('ok'),
+    accessoryId: t.id({ nullable: true, resolve: (r) => (r.ok ? r.accessoryId : null) }),
+    activityId: t.string({
+      nullable: true,
+      description: 'The activity created or changed; null for reportMotion and refused items',
+      resolve: (r) => (r.ok ? (r.activityId ?? null) : null),
+    }),
+    error: t.field({
+      type: IngestErrorRef,
+      nullable: true,
+      resolve: (r) => (r.ok ? null : r.error),
+    }),
+  }),
+});
+
 /** GraphQL input with nulls as "not given". */
 const given = <T>(value: T | null | undefined): T | undefined => value ?? undefined;
 
 builder.mutationFields((t) => ({
+  ingestBatch: t.field({
+    type: [IngestResultRef],
+    description:
+      "Ingest: many changes across accessories, applied in order, one result per item. Each item is an object like the REST IngestItem: {op: createActivity|updateActivity|finishActivity|reportMotion, accessoryId, ...that operation's arguments}. An Idempotency-Key header replays the first answer.",
+    authScopes: { ingest: true },
+    args: { items: t.arg({ type: ['JSON'], required: true }) },
+    resolve: async (_root, args, ctx) =>
+      (await ingestBatch(ctx.services, ctx.principal, args.items, ctx.idempotencyKey)).results,
+  }),
   createActivity: t.field({
     type: ActivityRef,
     description:

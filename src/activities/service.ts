@@ -1,14 +1,18 @@
-import type { AccessoryService, AccessoryView } from '../accessories/service.ts';
+import type { AccessoryService } from '../accessories/service.ts';
 import type { AccountView } from '../accounts/service.ts';
-import { conflict, invalidArgument, notFound } from '../errors.ts';
-import { recordEvents, type EventSignal } from '../events/outbox.ts';
-import type { NewEvent } from '../events/types.ts';
-import type { Database, Tx } from '../storage/database.ts';
+import { invalidArgument, notFound } from '../errors.ts';
+import type { EventSignal } from '../events/outbox.ts';
+import type { Database } from '../storage/database.ts';
 import { loadZoneIndex, testsZones, zoneMembershipSql } from '../zones/membership.ts';
+import { isZoneId } from '../zones/validation.ts';
 import type { FilterNode } from './filter/index.ts';
-import { activityIdFromDate, isActivityId, nextActivityId, retentionFloor } from './ids.ts';
-import { activityJson, allExtraFields, type ActivityRecord } from './model.ts';
+import { isActivityId, retentionFloor } from './ids.ts';
+import type { ActivityRecord } from './model.ts';
+import type { ActivityChange, ActivityInput } from './plan.ts';
 import { queryMany, queryOne, queryPage, type Operator, type Page } from './store.ts';
+import { ActivityWriter, type SettledClips } from './writes.ts';
+
+export type { ActivityInput } from './plan.ts';
 
 /** A list request as both APIs hand it over, already type-checked. */
 export interface ListRequest {
@@ -28,19 +32,19 @@ export interface ActivityKey {
 export const MAX_LIMIT = 100;
 export const DEFAULT_LIMIT = 20;
 
-export interface ActivityInput {
-  startTime?: Date;
-  relevanceLevel?: number;
-  motionZones?: string[];
-  objectLocations?: number[];
-}
-
 export class ActivityService {
+  /** Every ingest change goes through it: single ones, batches and motion reports. */
+  readonly writer: ActivityWriter;
+
   constructor(
     private readonly db: Database,
     private readonly accessories: AccessoryService,
-    private readonly signal: EventSignal,
-  ) {}
+    signal: EventSignal,
+    /** Finishing an activity whose clip is settled makes it ready (activity_media_ready). */
+    readiness: SettledClips,
+  ) {
+    this.writer = new ActivityWriter(db, accessories, signal, readiness);
+  }
 
   /** The one query path behind REST 4.1 and GraphQL `Accessory.activities`. */
   async list(account: AccountView, accessoryId: string, req: ListRequest): Promise<Page> {
@@ -52,7 +56,7 @@ export class ActivityService {
         `startActivityId is older than the account's retention window (${account.retentionDays} days)`,
       );
     }
-    return queryPage(this.db.pool, {
+    return queryPage(this.db.readPool, {
       accessoryId,
       floor,
       scanDirectionNewer: req.scanDirectionNewer,
@@ -107,179 +111,57 @@ export class ActivityService {
     return keys.map((k) => found.get(`${k.accessoryId}/${k.activityId}`) ?? null);
   }
 
-  /**
-   * Creates the accessory's newest activity. Its id is the second of `createdAt`, or the next
-   * free second after the newest id; a `createdAt` before the newest activity's is a conflict.
-   * A still running previous activity is finished at the new one's creation.
-   */
-  async create(
+  /** Creates the accessory's newest activity (the rules: `planChange` in ./plan.ts). */
+  create(
     accessoryId: string,
     input: ActivityInput & { createdAt?: Date },
   ): Promise<ActivityRecord> {
-    const createdAt = input.createdAt ?? new Date();
     checkInput(input);
-    return this.change(accessoryId, async (tx, accessory, newest) => {
-      const events: NewEvent[] = [];
-      let activityId = activityIdFromDate(createdAt);
-      if (newest) {
-        if (createdAt < newest.createdAt) {
-          throw conflict(`the accessory already has a newer activity (${newest.activityId})`);
-        }
-        if (activityId <= newest.activityId) activityId = nextActivityId(newest.activityId);
-        if (newest.endTime === null) {
-          const endTime = createdAt < newest.startTime ? newest.startTime : createdAt;
-          const finished = await finish(tx, newest, endTime);
-          events.push(activityEvent(accessory, 'activity_finished', finished));
-        }
-      }
-      const startTime = input.startTime ?? createdAt;
-      const created = await tx.activity.create({
-        data: {
-          accessoryId,
-          activityId,
-          createdAt,
-          startTime,
-          relevanceLevel: input.relevanceLevel ?? 0,
-          motionZones: input.motionZones ?? [],
-          objectLocations: input.objectLocations ?? [],
-        },
-      });
-      events.push(activityEvent(accessory, 'activity_created', created));
-      return { result: created, events };
+    return this.change(accessoryId, {
+      kind: 'create',
+      input: { ...input, createdAt: input.createdAt ?? new Date() },
     });
   }
 
   /** Changes the newest activity's metadata; any older one is fixed (409). */
-  async update(
-    accessoryId: string,
-    activityId: string,
-    input: ActivityInput,
-  ): Promise<ActivityRecord> {
+  update(accessoryId: string, activityId: string, input: ActivityInput): Promise<ActivityRecord> {
     checkInput(input);
-    return this.change(accessoryId, async (tx, accessory, newest) => {
-      const current = await requireNewest(tx, newest, activityId);
-      const updated = await tx.activity.update({
-        where: { accessoryId_activityId: { accessoryId, activityId } },
-        data: {
-          startTime: input.startTime,
-          relevanceLevel: input.relevanceLevel,
-          motionZones: input.motionZones,
-          objectLocations: input.objectLocations,
-          playbackDuration:
-            input.startTime && current.endTime
-              ? current.endTime.getTime() - input.startTime.getTime()
-              : undefined,
-          updatedAt: new Date(),
-        },
-      });
-      if (updated.endTime && updated.endTime < updated.startTime) {
-        throw invalidArgument('startTime', 'startTime must not be after the endTime');
-      }
-      return { result: updated, events: [activityEvent(accessory, 'activity_updated', updated)] };
-    });
+    return this.change(accessoryId, { kind: 'update', activityId, input });
   }
 
-  async finish(accessoryId: string, activityId: string, endTime: Date): Promise<ActivityRecord> {
-    return this.change(accessoryId, async (tx, accessory, newest) => {
-      const current = await requireNewest(tx, newest, activityId);
-      if (current.endTime !== null) throw conflict('the activity is already finished');
-      if (endTime < current.startTime) {
-        throw invalidArgument('endTime', 'endTime must not be before the startTime');
-      }
-      const finished = await finish(tx, current, endTime);
-      return {
-        result: finished,
-        events: [activityEvent(accessory, 'activity_finished', finished)],
-      };
-    });
+  finish(accessoryId: string, activityId: string, endTime: Date): Promise<ActivityRecord> {
+    return this.change(accessoryId, { kind: 'finish', activityId, endTime });
   }
 
-  /**
-   * Runs an ingest change in one transaction with its events, serialized per accessory by a
-   * row lock on the accessory, and wakes the event readers after the commit.
-   */
-  private async change(
-    accessoryId: string,
-    body: (
-      tx: Tx,
-      accessory: AccessoryView,
-      newest: (ActivityRecord & { createdAt: Date }) | null,
-    ) => Promise<{ result: ActivityRecord; events: NewEvent[] }>,
-  ): Promise<ActivityRecord> {
-    const accessory = await this.accessories.get(accessoryId);
-    if (!accessory) throw notFound('accessory');
-    const { result, stored } = await this.db.prisma.$transaction(async (tx) => {
-      await tx.$queryRaw`SELECT 1 FROM accessories WHERE id = ${accessoryId}::uuid FOR UPDATE`;
-      const newest = await tx.activity.findFirst({
-        where: { accessoryId },
-        orderBy: { activityId: 'desc' },
-      });
-      const { result, events } = await body(tx, accessory, newest);
-      return { result, stored: await recordEvents(tx, events) };
-    });
-    this.signal.committed(stored);
-    return result;
+  /** Runs one ingest change through the write path (./writes.ts): one round trip. */
+  async change(accessoryId: string, change: ActivityChange): Promise<ActivityRecord> {
+    const outcome = (await this.writer.apply([{ accessoryId, ...change }]))[0]!;
+    if (!outcome.ok) throw outcome.error;
+    return outcome.activity!;
   }
 }
-
-async function requireNewest<T extends ActivityRecord>(
-  tx: Tx,
-  newest: T | null,
-  activityId: string,
-): Promise<T> {
-  if (newest?.activityId === activityId) return newest;
-  const exists =
-    newest !== null &&
-    isActivityId(activityId) &&
-    (await tx.activity.count({
-      where: { accessoryId: newest.accessoryId, activityId },
-    })) > 0;
-  if (!exists) throw notFound('activity');
-  throw conflict(`only the newest activity (${newest.activityId}) can change`);
-}
-
-function finish(tx: Tx, activity: ActivityRecord, endTime: Date) {
-  return tx.activity.update({
-    where: {
-      accessoryId_activityId: {
-        accessoryId: activity.accessoryId,
-        activityId: activity.activityId,
-      },
-    },
-    data: {
-      endTime,
-      playbackDuration: endTime.getTime() - activity.startTime.getTime(),
-      updatedAt: new Date(),
-    },
-  });
-}
-
-function activityEvent(
-  accessory: AccessoryView,
-  eventType: 'activity_created' | 'activity_updated' | 'activity_finished',
-  activity: ActivityRecord,
-): NewEvent {
-  return {
-    accountId: accessory.accountId,
-    accessoryId: accessory.accessoryId,
-    eventType,
-    eventData: activityJson(activity, allExtraFields),
-  };
-}
-
-const ZONE_ID = /^z[1-5R]$/;
 
 /** The motionZones of ingest: zone ids z1..z5 and zR, at most six. */
 export function checkMotionZones(motionZones: readonly string[]): void {
-  if (motionZones.length > 6 || !motionZones.every((z) => ZONE_ID.test(z))) {
+  if (motionZones.length > 6 || !motionZones.every(isZoneId)) {
     throw invalidArgument('motionZones', 'motionZones holds zone ids z1..z5 and zR');
   }
 }
 
-function checkInput(input: ActivityInput): void {
+/** The largest relevanceLevel: the column (and GraphQL's Int) hold 32-bit integers. */
+const MAX_INT = 2_147_483_647;
+
+/** The checks of an activity's metadata, each a 400 naming its field. */
+export function checkInput(input: ActivityInput): void {
   const { relevanceLevel, motionZones, objectLocations } = input;
-  if (relevanceLevel !== undefined && (!Number.isInteger(relevanceLevel) || relevanceLevel < 0)) {
-    throw invalidArgument('relevanceLevel', 'relevanceLevel must be a whole number, 0 or more');
+  if (
+    relevanceLevel !== undefined &&
+    (!Number.isInteger(relevanceLevel) || relevanceLevel < 0 || relevanceLevel > MAX_INT)
+  ) {
+    throw invalidArgument(
+      'relevanceLevel',
+      `relevanceLevel must be a whole number, 0 to ${MAX_INT}`,
+    );
   }
   if (motionZones) checkMotionZones(motionZones);
   if (

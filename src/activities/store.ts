@@ -29,9 +29,13 @@ export interface Page {
   nextStartActivityId?: string;
 }
 
-const COLUMNS = `accessory_id AS "accessoryId", activity_id AS "activityId", start_time AS "startTime",
+/** The columns of an activity as `ActivityRecord` names them. */
+export const ACTIVITY_COLUMNS = `accessory_id AS "accessoryId", activity_id AS "activityId", start_time AS "startTime",
   end_time AS "endTime", playback_duration AS "playbackDuration", relevance_level AS "relevanceLevel",
   motion_zones AS "motionZones", object_locations AS "objectLocations"`;
+
+/** The columns of `StoredActivity` (./plan.ts): the write path's view of a row. */
+export const STORED_COLUMNS = `${ACTIVITY_COLUMNS}, created_at AS "createdAt", updated_at AS "updatedAt", sequence`;
 
 class Params implements SqlBuilder {
   readonly values: unknown[] = [];
@@ -54,7 +58,7 @@ export async function queryPage(pool: pg.Pool, q: PageQuery): Promise<Page> {
     where.push(`(${compileFilter(q.filter, p, { zoneMembership: q.zoneMembership })})`);
   }
   const order = q.scanDirectionNewer ? 'DESC' : 'ASC';
-  const sql = `SELECT ${COLUMNS} FROM activities WHERE ${where.join(' AND ')}
+  const sql = `SELECT ${ACTIVITY_COLUMNS} FROM activities WHERE ${where.join(' AND ')}
     ORDER BY activity_id ${order} LIMIT ${p.param(q.limit + 1)}`;
   const { rows } = await pool.query<ActivityRecord>(sql, p.values);
   const more = rows.length > q.limit;
@@ -73,7 +77,7 @@ export async function queryOne(
   floor: string,
 ): Promise<ActivityRecord | undefined> {
   const { rows } = await pool.query<ActivityRecord>(
-    `SELECT ${COLUMNS} FROM activities WHERE accessory_id = $1 AND activity_id = $2 AND activity_id >= $3`,
+    `SELECT ${ACTIVITY_COLUMNS} FROM activities WHERE accessory_id = $1 AND activity_id = $2 AND activity_id >= $3`,
     [accessoryId, activityId, floor],
   );
   return rows[0];
@@ -87,7 +91,7 @@ export async function queryMany(
 ): Promise<ActivityRecord[]> {
   if (keys.length === 0) return [];
   const { rows } = await pool.query<ActivityRecord>(
-    `SELECT ${COLUMNS} FROM activities
+    `SELECT ${ACTIVITY_COLUMNS} FROM activities
       WHERE (accessory_id, activity_id) IN (SELECT * FROM unnest($1::uuid[], $2::text[]))
         AND activity_id >= $3`,
     [keys.map((k) => k.accessoryId), keys.map((k) => k.activityId), floor],

@@ -1,5 +1,5 @@
-import { deleteInBatches } from '../jobs/batches.ts';
 import type { Database } from '../storage/database.ts';
+import { dropPartitions, eventsTable } from '../storage/partitions.ts';
 import type { EventLogReader, LogRead } from './live/ports.ts';
 import type { LiveEvent, Stream } from './live/stream.ts';
 
@@ -60,8 +60,9 @@ const streamKey = (stream: Stream): ['account_id' | 'accessory_id', string] =>
     : ['accessory_id', stream.accessoryId];
 
 /**
- * Deletes the events older than the event log's retention, in batches so that no statement
- * holds many locks for long. Idempotent, so several instances may run it at once.
+ * Drops the days of the event log whose every event is older than the retention: the log keeps
+ * an event at least `retentionHours`, and at most a day longer. Resolves with the partitions
+ * dropped; several instances may run it at once.
  */
 export function purgeEventLog(
   db: Database,
@@ -69,11 +70,5 @@ export function purgeEventLog(
   now = new Date(),
 ): Promise<number> {
   const cutoff = new Date(now.getTime() - retentionHours * 3_600_000);
-  return deleteInBatches(db.pool, {
-    table: 'events',
-    key: 'id',
-    where: 'occurred_at < $1',
-    params: [cutoff],
-    order: 'occurred_at',
-  });
+  return dropPartitions(db.pool, [{ table: eventsTable }], cutoff, now);
 }

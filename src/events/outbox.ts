@@ -1,5 +1,6 @@
-import type { Tx } from '../storage/database.ts';
-import { lockEventStreams } from './streams.ts';
+import { txRows, type SqlTx } from '../storage/database.ts';
+import { currentTraceparent } from '../telemetry/tracing.ts';
+import { passedFilters } from './filter.ts';
 import type { NewEvent, StoredEvent } from './types.ts';
 
 /**
@@ -8,14 +9,52 @@ import type { NewEvent, StoredEvent } from './types.ts';
  * `EventSignal.committed()` afterwards, so that readers (webhook dispatcher, subscriptions)
  * act at once.
  *
+ * One statement, the SQL function `clipgate_record_events` (migration
+ * 20261123070000_ingest_functions): it takes a transaction-scoped lock per account before the
+ * events get their ids, so that an account's events commit in id order, and answers with each
+ * event the id its streams (the account's, the accessory's) ended with before it, for live
+ * subscribers (src/events/live/topic.ts). Lock order: ingest holds the accessory's row lock when
+ * it records events; an account-level event (accessoryId null, e.g. account_deleted, which then
+ * deletes the accessories) takes the account's accessory rows first, so both take accessory rows
+ * before the account lock.
+ *
  * The same statement queues the webhook deliveries of each event (src/notifications): one per
  * registration of the event's account that lists its type, and for `account_deleted` one per
- * registration of the account. A delivery carries a snapshot of its registration, so it survives
- * the registration (and the account) being deleted later in the same transaction.
+ * registration of the account, disabled registrations left out (src/notifications/delivery/
+ * health.ts). A delivery carries a snapshot of its registration, so it survives the
+ * registration (and the account) being deleted later in the same transaction, and the trace
+ * context of the request that caused it, so that its attempts join that request's trace. A
+ * registration with a filter gets only the events that pass it (src/events/filter.ts, judged
+ * before the statement): the statement matches it by the filter text it was judged with, and
+ * refuses the events (SQLSTATE CGFLT) if a filtered registration was not judged at all.
  */
-export async function recordEvents(tx: Tx, events: NewEvent[]): Promise<StoredEvent[]> {
+export async function recordEvents(tx: SqlTx, events: NewEvent[]): Promise<StoredEvent[]> {
   if (events.length === 0) return [];
-  const input = JSON.stringify(
+  const filters = await passedFilters(txRows(tx), events);
+  const rows = await tx.$queryRawUnsafe<RecordedRow[]>(
+    'SELECT * FROM clipgate_record_events($1::jsonb, $2::jsonb, $3::text)',
+    eventsJson(events),
+    JSON.stringify(filters),
+    currentTraceparent(),
+  );
+  return storedEvents(events, rows);
+}
+
+/** The first key of the per-account advisory lock `clipgate_record_events` takes (its SQL). */
+export const EVENT_LOCK_CLASS = 1818851941;
+
+/** What `clipgate_record_events` answers per event, in input order. */
+export interface RecordedRow {
+  event_id: string | bigint | null;
+  event_occurred_at: Date | null;
+  event_queued: boolean | null;
+  previous_account_event_id: string | bigint | null;
+  previous_accessory_event_id: string | bigint | null;
+}
+
+/** The events as the SQL functions take them. */
+export const eventsJson = (events: readonly NewEvent[]): string =>
+  JSON.stringify(
     events.map((e) => ({
       accountId: e.accountId,
       accessoryId: e.accessoryId,
@@ -23,42 +62,25 @@ export async function recordEvents(tx: Tx, events: NewEvent[]): Promise<StoredEv
       eventData: e.eventData,
     })),
   );
-  // Live subscribers: an account's events commit in id order, each knowing its predecessor.
-  const streams = await lockEventStreams(tx, events);
-  const rows = await tx.$queryRawUnsafe<{ id: string; occurred_at: Date; queued: boolean }[]>(
-    RECORD_EVENTS_SQL,
-    input,
-  );
-  return streams.link(
-    rows.map((row, i) => {
-      const stored: StoredEvent = { ...events[i]!, eventId: row.id, occurredAt: row.occurred_at };
-      if (row.queued) withDeliveries.add(stored);
-      return stored;
-    }),
-  );
-}
 
-// Ids are assigned in input order (ORDER BY ord), so sorting by id restores it.
-const RECORD_EVENTS_SQL = `
-WITH input AS (
-  SELECT x, ord FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS i(x, ord)
-), ev AS (
-  INSERT INTO events (account_id, accessory_id, event_type, event_data)
-  SELECT (x->>'accountId')::uuid, (x->>'accessoryId')::uuid, x->>'eventType', x->'eventData'
-    FROM input ORDER BY ord
-  RETURNING id, account_id, event_type, event_data, occurred_at
-), queued AS (
-  INSERT INTO deliveries (kind, event_id, account_id, client_id, event_type, event_data,
-                          user_data, url, origin, auth_key)
-  SELECT 'event', ev.id, r.account_id, r.client_id, ev.event_type, ev.event_data,
-         r.user_data, r.url, r.origin, r.auth_key
-    FROM ev JOIN notification_registrations r ON r.account_id = ev.account_id
-   WHERE ev.event_type = ANY (r.event_types) OR ev.event_type = 'account_deleted'
-  RETURNING event_id
-)
-SELECT ev.id::text AS id, ev.occurred_at,
-       EXISTS (SELECT 1 FROM queued q WHERE q.event_id = ev.id) AS queued
-  FROM ev ORDER BY ev.id`;
+const idText = (id: string | bigint | null): string | null => (id === null ? null : String(id));
+
+/** The stored form of recorded events, from the function's rows (one per event, in order). */
+export function storedEvents(events: readonly NewEvent[], rows: readonly RecordedRow[]) {
+  return rows.map((row, i) => {
+    const stored: StoredEvent = {
+      ...events[i]!,
+      eventId: idText(row.event_id)!,
+      occurredAt: row.event_occurred_at!,
+      previousAccountEventId: idText(row.previous_account_event_id),
+    };
+    if (stored.accessoryId !== null) {
+      stored.previousAccessoryEventId = idText(row.previous_accessory_event_id);
+    }
+    if (row.event_queued) withDeliveries.add(stored);
+    return stored;
+  });
+}
 
 const withDeliveries = new WeakSet<StoredEvent>();
 

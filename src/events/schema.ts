@@ -4,8 +4,13 @@ import { builder } from '../graphql/builder.ts';
 import type { LiveCarrier } from '../graphql/live.ts';
 import { openSse } from '../graphql/sse.ts';
 import { EventTypeRef } from '../notifications/schema.ts';
+import { poolRows } from '../storage/database.ts';
+import { LiveEventFilter } from './filter.ts';
 import type { LiveEvent, Stream } from './live/stream.ts';
 import { StreamEnd, type LiveSubscription } from './live/subscription.ts';
+
+const FILTER_DESCRIPTION =
+  ' With `filter`, only the events matching it: the filter language of Accessory.activities plus accessoryId, evaluated against the activity of activity_* events and the accessoryId and motionZones of motion_* events; other events (account_deleted, zones_saved) always pass.';
 
 const LiveEventRef = builder.objectRef<LiveEvent>('LiveEvent').implement({
   description:
@@ -30,35 +35,36 @@ builder.subscriptionFields((t) => ({
   accountEvents: t.field({
     type: LiveEventRef,
     description:
-      'The events of the caller\'s account (accountId: its id or "self"), optionally only some types. With `after` (an eventId), first the logged events that followed it, then live ones, without gap or repeat. The stream ends after account_deleted.',
+      'The events of the caller\'s account (accountId: its id or "self"), optionally only some types. With `after` (an eventId), first the logged events that followed it, then live ones, without gap or repeat. The stream ends after account_deleted.' +
+      FILTER_DESCRIPTION,
     authScopes: { activities_basic: true },
     args: {
       accountId: t.arg.id({ required: true }),
       eventTypes: t.arg({ type: [EventTypeRef] }),
       after: t.arg.string(),
+      filter: t.arg.string(),
     },
     subscribe: async (_root, args, ctx) => {
       if (args.eventTypes && args.eventTypes.length === 0) {
         throw invalidArgument('eventTypes', 'eventTypes must not be empty (leave it out for all)');
       }
       const account = await ctx.ownAccount(String(args.accountId));
-      return openStream(
-        ctx,
-        { kind: 'account', accountId: account.accountId },
-        args.after,
-        args.eventTypes,
-      );
+      return openStream(ctx, { kind: 'account', accountId: account.accountId }, args, {
+        accountId: account.accountId,
+      });
     },
     resolve: unwrap,
   }),
   accessoryEvents: t.field({
     type: LiveEventRef,
     description:
-      "The events of one of the caller's accessories. With `after` (an eventId), first the logged events that followed it, then live ones, without gap or repeat.",
+      "The events of one of the caller's accessories. With `after` (an eventId), first the logged events that followed it, then live ones, without gap or repeat." +
+      FILTER_DESCRIPTION,
     authScopes: { activities_basic: true },
     args: {
       accessoryId: t.arg.id({ required: true }),
       after: t.arg.string(),
+      filter: t.arg.string(),
     },
     subscribe: async (_root, args, ctx) => {
       const account = await ctx.account();
@@ -69,21 +75,34 @@ builder.subscriptionFields((t) => ({
       return openStream(
         ctx,
         { kind: 'accessory', accountId: accessory.accountId, accessoryId: accessory.accessoryId },
-        args.after,
+        args,
+        { accessoryIds: [accessory.accessoryId] },
       );
     },
     resolve: unwrap,
   }),
 }));
 
-/** Opens the subscription over the operation's transport: its WebSocket, or else SSE. */
-function openStream(
+/**
+ * Opens the subscription over the operation's transport: its WebSocket, or else SSE. A filter
+ * is parsed first (INVALID_ARGUMENT with the position) and loads the zones of `accessories`.
+ */
+async function openStream(
   ctx: RequestContext,
   stream: Stream,
-  after: string | null | undefined,
-  eventTypes?: readonly string[] | null,
+  args: { after?: string | null; eventTypes?: readonly string[] | null; filter?: string | null },
+  accessories: { accessoryIds: string[] } | { accountId: string },
 ): Promise<LiveSubscription> {
-  const request = { stream, after: after ?? undefined, eventTypes: eventTypes ?? undefined };
+  const filter =
+    args.filter == null
+      ? undefined
+      : await LiveEventFilter.open(args.filter, poolRows(ctx.services.db.pool), accessories);
+  const request = {
+    stream,
+    after: args.after ?? undefined,
+    eventTypes: args.eventTypes ?? undefined,
+    accepts: filter && ((event: LiveEvent) => filter.accepts(event)),
+  };
   const { openLive } = ctx as RequestContext & LiveCarrier;
   return openLive ? openLive(request) : openSse(ctx, request);
 }

@@ -3,6 +3,7 @@ export const eventTypes = [
   'activity_created',
   'activity_updated',
   'activity_finished',
+  'activity_media_ready',
   'motion_started',
   'motion_ended',
   'account_deleted',
@@ -17,8 +18,9 @@ export const isEventType = (value: unknown): value is EventType =>
  * Event types that are recorded in the event log and streamed to subscribers, but are not
  * webhook event types: they are never registrable (isEventType is false for them) and so never
  * delivered to a receiver. `zones_saved`: an accessory's zones were saved (src/zones).
+ * `registration_disabled`: a client's receiver was disabled for failing (src/notifications).
  */
-export const internalEventTypes = ['zones_saved'] as const;
+export const internalEventTypes = ['zones_saved', 'registration_disabled'] as const;
 
 export type InternalEventType = (typeof internalEventTypes)[number];
 
@@ -43,7 +45,7 @@ export interface StoredEvent extends NewEvent {
   occurredAt: Date;
   /**
    * The id of the account's previous event (null: none), and of the accessory's; set by
-   * recordEvents under the account's event lock (src/events/streams.ts). Live subscribers use
+   * recordEvents under the account's event lock (src/events/outbox.ts). Live subscribers use
    * them to restore the commit order of events that reach them out of order.
    */
   previousAccountEventId?: string | null;

@@ -16,6 +16,8 @@ import { decodeGlobalId, encodeGlobalId } from './global-ids.ts';
 export interface GraphQLContext extends RequestContext {
   /** `Activity.media`: the activities of a page in one query per accessory. */
   mediaUrls: MediaUrlLoader;
+  /** The request's Idempotency-Key header (`ingestBatch`), if any. */
+  idempotencyKey?: string;
 }
 
 /** The most ids one `nodes` call takes, as many as the largest page. */

@@ -4,6 +4,8 @@ import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import {
   GraphQLError,
+  Kind,
+  visit,
   type DocumentNode,
   type GraphQLSchema,
   type ValidationContext,
@@ -83,6 +85,61 @@ export function operationCost(
   }
 }
 
+/**
+ * The arguments whose values the cost depends on: page sizes and `ids` (fieldCost), and
+ * @skip/@include's `if` (which selections count at all). Every other variable, e.g. an
+ * accessory id or a cursor, changes nothing in the cost.
+ */
+const COST_ARGS: ReadonlySet<string> = new Set([...PAGE_ARGS, 'ids', 'if']);
+/** Costs kept per document, one per combination of its cost variables' values. */
+const COSTS_PER_DOCUMENT = 64;
+
+interface CostCache {
+  schema: GraphQLSchema;
+  /** The variables used anywhere inside a COST_ARGS argument. */
+  variables: readonly string[];
+  costs: Map<string, number>;
+}
+
+/**
+ * operationCost, computed once per document, operation and values of the variables the cost
+ * depends on: a page asked for again and again with other ids and cursors is priced once. Only
+ * costs within `max` are kept, and only computed ones, so a request with other (even invalid)
+ * variables is refused, or let through to execution, exactly as without the cache.
+ */
+export function costCache(max: number): typeof operationCost {
+  const byDocument = new WeakMap<DocumentNode, CostCache>();
+  return (schema, document, variables, operationName) => {
+    let cache = byDocument.get(document);
+    if (cache?.schema !== schema) {
+      const names = new Set<string>();
+      visit(document, {
+        Argument(node) {
+          if (!COST_ARGS.has(node.name.value)) return;
+          visit(node.value, {
+            [Kind.VARIABLE]: (variable) => void names.add(variable.name.value),
+          });
+        },
+      });
+      cache = { schema, variables: [...names], costs: new Map() };
+      byDocument.set(document, cache);
+    }
+    // An absent variable takes its default, a null one does not: [] and [value] tell them apart.
+    const key = JSON.stringify([
+      operationName ?? null,
+      ...cache.variables.map((v) => (variables && v in variables ? [variables[v]] : [])),
+    ]);
+    const known = cache.costs.get(key);
+    if (known !== undefined) return known;
+    const cost = operationCost(schema, document, variables, operationName);
+    if (cost !== undefined && cost <= max) {
+      if (cache.costs.size >= COSTS_PER_DOCUMENT) cache.costs.clear();
+      cache.costs.set(key, cost);
+    }
+    return cost;
+  };
+}
+
 export function operationLimits(
   config: LimitsConfig['graphql'],
   refusals: LimitRefusals,
@@ -109,6 +166,7 @@ export function operationLimits(
     onReject: [reject(limit, max)],
   });
 
+  const cachedCost = costCache(config.maxCost);
   const checkCost = (
     args: {
       schema: GraphQLSchema;
@@ -118,7 +176,7 @@ export function operationLimits(
     },
     stop: (result: { errors: GraphQLError[] }) => void,
   ) => {
-    const cost = operationCost(
+    const cost = cachedCost(
       args.schema,
       args.document,
       args.variableValues ?? undefined,

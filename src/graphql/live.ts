@@ -57,7 +57,7 @@ export const sseError = (
 ): AppError => new AppError(sseCodes[code], message, details, headers);
 
 /** A subscription as a GraphQL field asks for it; the transport adds the rest. */
-export type LiveRequest = Pick<SubscribeOptions, 'stream' | 'after' | 'eventTypes'>;
+export type LiveRequest = Pick<SubscribeOptions, 'stream' | 'after' | 'eventTypes' | 'accepts'>;
 
 /** What ws.ts adds to the context of a WebSocket's operations; without it, they run over SSE. */
 export interface LiveCarrier {

@@ -10,6 +10,7 @@ import { makeServer, type SubscribePayload } from 'graphql-ws';
 import { WebSocket, WebSocketServer } from 'ws';
 import { authenticate, takeRequest, type RequestContext } from '../context.ts';
 import { AppError } from '../errors.ts';
+import { requestPath } from '../http/server.ts';
 import type { LiveSink } from '../events/live/ports.ts';
 import type { Services } from '../services.ts';
 import { toGraphQLError } from './errors.ts';
@@ -256,8 +257,7 @@ export function attachWebSockets(options: WebSocketOptions): WebSockets {
   }
 
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const { pathname } = new URL(request.url ?? '/', 'http://localhost');
-    if (pathname !== '/graphql') return rejectUpgrade(socket, 404, 'not found');
+    if (requestPath(request.url) !== '/graphql') return rejectUpgrade(socket, 404, 'not found');
     if (options.draining()) {
       return rejectUpgrade(socket, 503, 'the server is shutting down', { 'retry-after': '1' });
     }

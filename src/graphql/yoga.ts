@@ -1,11 +1,13 @@
 import type http from 'node:http';
 import { useGraphQlJit } from '@envelop/graphql-jit';
 import { getOperationAST } from 'graphql';
-import { createYoga } from 'graphql-yoga';
+import { createGraphQLError, createYoga, type Plugin } from 'graphql-yoga';
 import { admit, type RequestContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import type { HttpHandler } from '../http/server.ts';
 import type { Services } from '../services.ts';
+import { graphqlTracing } from '../telemetry/graphql.ts';
+import { activeTracer } from '../telemetry/tracing.ts';
 import type { GraphQLContext } from './builder.ts';
 import { requestError, toGraphQLError } from './errors.ts';
 import { operationLimits } from './limits.ts';
@@ -21,6 +23,7 @@ export interface ServerContext {
 
 /** GraphQL over HTTP and SSE on `/graphql`; its envelop also runs the WebSocket operations. */
 export function createGraphQL(services: Services) {
+  const tracer = activeTracer();
   return createYoga<ServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -35,7 +38,14 @@ export function createGraphQL(services: Services) {
       } catch (err) {
         throw err instanceof AppError ? requestError(err) : err;
       }
-      return { ...caller, mediaUrls: services.media.lookup.urlLoader() };
+      return {
+        ...caller,
+        mediaUrls: services.media.lookup.urlLoader(),
+        // A WebSocket operation has no request of its own (and no Idempotency-Key).
+        idempotencyKey: wsContext
+          ? undefined
+          : (request.headers.get('idempotency-key') ?? undefined),
+      };
     },
     maskedErrors: {
       maskError: (error) => {
@@ -46,13 +56,15 @@ export function createGraphQL(services: Services) {
         return masked;
       },
     },
-    // The same body limit as REST (413).
-    maxRequestBodySize: services.config.maxBodyBytes,
+    // The same body limit as REST (413), applied where the body is read (graphqlHandler).
+    maxRequestBodySize: false,
     // Compiles each operation once into a specialized function: several times faster than the
     // generic executor on the listing pages.
     // Not subscriptions: graphql-jit 0.8 hands a subscription field's `subscribe` the operation's
     // variables instead of the field's arguments; those run on graphql-js.
     plugins: [
+      refuseLargeBodies(),
+      ...(tracer ? [graphqlTracing(tracer)] : []),
       ...operationLimits(services.config.limits.graphql, {
         refused: () => services.metrics.refusals.inc({ reason: 'too_costly' }),
       }),
@@ -69,9 +81,58 @@ export function createGraphQL(services: Services) {
 
 export type GraphQLServer = ReturnType<typeof createGraphQL>;
 
-export function graphqlHandler(yoga: GraphQLServer): HttpHandler {
+/** Requests whose body went over the limit while graphqlHandler read it. */
+const tooLarge = new WeakSet<http.IncomingMessage>();
+
+/**
+ * Yoga's answers to a body over the limit or a malformed Content-Length (its own
+ * maxRequestBodySize, whose errors these are), for a body graphqlHandler read already.
+ */
+function refuseLargeBodies(): Plugin<object, ServerContext> {
+  return {
+    onRequestParse({ request, serverContext }) {
+      const declared = request.headers.get('content-length');
+      if (declared !== null && !/^\d+$/.test(declared)) {
+        throw createGraphQLError('Content-Length header is invalid.', {
+          extensions: { http: { status: 400 }, code: 'BAD_REQUEST' },
+        });
+      }
+      if (tooLarge.has(serverContext.req)) {
+        throw createGraphQLError('Request body too large', {
+          extensions: { http: { status: 413 }, code: 'REQUEST_ENTITY_TOO_LARGE' },
+        });
+      }
+    },
+  };
+}
+
+/**
+ * Reads a POST body whole, up to `limit` bytes, into `req.body`, where Yoga's server adapter takes
+ * it as the request's bytes instead of streaming the socket through web streams (and a limiting
+ * transform of them) on every request. A body over the limit is left unread and marked.
+ */
+async function readBody(req: http.IncomingMessage, limit: number): Promise<void> {
+  if (Number(req.headers['content-length'] ?? 0) > limit) {
+    tooLarge.add(req);
+    return;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) {
+      tooLarge.add(req);
+      return;
+    }
+    chunks.push(chunk);
+  }
+  if (size > 0) Object.assign(req, { body: Buffer.concat(chunks, size) });
+}
+
+export function graphqlHandler(yoga: GraphQLServer, maxBodyBytes: number): HttpHandler {
   return async (req, res, pathname) => {
     if (pathname !== '/graphql') return undefined;
+    if (req.method === 'POST') await readBody(req, maxBodyBytes);
     await yoga(req, res);
     return pathname;
   };

@@ -2,8 +2,16 @@ import type { IncomingMessage } from 'node:http';
 import type { z } from 'zod';
 import { AppError, invalidArgument } from '../errors.ts';
 
-/** Reads a JSON request body of at most `limit` bytes; an absent body reads as `{}`. */
-export async function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
+/**
+ * Reads a JSON request body of at most `limit` bytes; an absent body reads as `{}`. With
+ * `ndjson`, an `application/x-ndjson` body (one JSON value per line, blank lines skipped) is
+ * read too, as the array of its values.
+ */
+export async function readJsonBody(
+  req: IncomingMessage,
+  limit: number,
+  ndjson = false,
+): Promise<unknown> {
   const declared = Number(req.headers['content-length'] ?? NaN);
   if (declared > limit) throw tooLarge(limit);
   const chunks: Buffer[] = [];
@@ -15,6 +23,9 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
   }
   if (size === 0) return {};
   const type = req.headers['content-type'];
+  if (ndjson && type && /^application\/x-ndjson\s*(;|$)/i.test(type)) {
+    return readLines(Buffer.concat(chunks).toString('utf8'));
+  }
   if (!type || !/^application\/json\s*(;|$)/i.test(type)) {
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'the request body must be application/json');
   }
@@ -23,6 +34,17 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
   } catch (err) {
     throw invalidArgument('body', `the body is not valid JSON: ${(err as Error).message}`);
   }
+}
+
+function readLines(text: string): unknown[] {
+  return text.split('\n').flatMap((line, i) => {
+    if (line.trim() === '') return [];
+    try {
+      return [JSON.parse(line)];
+    } catch (err) {
+      throw invalidArgument('body', `line ${i + 1} is not valid JSON: ${(err as Error).message}`);
+    }
+  });
 }
 
 const tooLarge = (limit: number) =>

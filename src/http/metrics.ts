@@ -73,6 +73,11 @@ function webhookMetrics(registry: Registry) {
       labelNames: ['outcome'] as const,
       registers: [registry],
     }),
+    webhookReceiversDisabled: new Counter({
+      name: 'clipgate_webhook_receivers_disabled_total',
+      help: 'Registrations disabled because their receiver failed every attempt for WEBHOOK_DISABLE_AFTER_HOURS',
+      registers: [registry],
+    }),
     webhookAttempts: new Histogram({
       name: 'clipgate_webhook_attempt_duration_seconds',
       help: 'Webhook delivery attempts by result (2xx, 3xx, 4xx, 5xx or the error class) and their latency',

@@ -217,7 +217,13 @@ function routeOperation(route: RestRoute, scopePrefix: string, schemas: Schemas)
       requestBody: {
         // An empty body reads as `{}`: required only where `{}` is not a valid body.
         required: !route.body.safeParse({}).success,
-        content: json(schemas.of(route.body, 'input')),
+        content: {
+          ...json(schemas.of(route.body, 'input')),
+          ...(route.ndjson && {
+            // One item of the array per line.
+            'application/x-ndjson': { schema: schemas.of(route.body, 'input').items ?? {} },
+          }),
+        },
       },
     }),
     responses: { ...success, ...errorResponsesFor(...errors) },

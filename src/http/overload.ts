@@ -6,29 +6,39 @@ import type { HttpHandler } from './server.ts';
 const SAMPLE_MS = 50;
 
 /**
+ * Seconds an instance keeps shedding after its last lagging sample; also its `Retry-After`.
+ * Without it the shedding would end with the next punctual sample, 50 ms after a long block,
+ * and the requests that queued during the block would mostly be served late instead of shed.
+ */
+const SHED_S = 1;
+
+/**
  * Watches the event loop: a timer due every SAMPLE_MS that fires late measures how far the loop
- * has fallen behind. Above `thresholdMs` the instance counts as overloaded until a sample comes
- * back under it, and new requests are refused (503 with Retry-After) so that the work already
- * accepted can finish and the loop catch up. A blocked loop is seen as soon as it runs again,
- * before the requests that queued meanwhile are read.
+ * has fallen behind. Above `thresholdMs` the instance counts as overloaded for SHED_S seconds
+ * after the last such sample, and new requests are refused (503 with Retry-After) so that the
+ * work already accepted can finish and the loop catch up. A blocked loop is seen as soon as it
+ * runs again, whether the late timer or the requests that queued meanwhile come first: a sample
+ * overdue by more than the threshold counts as lagging already.
  */
 export class LagMonitor {
   #timer: NodeJS.Timeout | undefined;
   #expected = 0;
-  #overloaded = false;
+  #shedUntil = 0;
 
   constructor(private readonly thresholdMs: number) {}
 
   get overloaded(): boolean {
-    return this.#overloaded;
+    if (this.#timer === undefined) return false;
+    const now = performance.now();
+    return now < this.#shedUntil || now - this.#expected > this.thresholdMs;
   }
 
   start(): void {
     if (this.thresholdMs <= 0) return;
     const tick = () => {
-      const lag = performance.now() - this.#expected;
-      this.#overloaded = lag > this.thresholdMs;
-      this.#expected = performance.now() + SAMPLE_MS;
+      const now = performance.now();
+      if (now - this.#expected > this.thresholdMs) this.#shedUntil = now + SHED_S * 1000;
+      this.#expected = now + SAMPLE_MS;
       this.#timer = setTimeout(tick, SAMPLE_MS);
       this.#timer.unref();
     };
@@ -39,7 +49,8 @@ export class LagMonitor {
 
   stop(): void {
     clearTimeout(this.#timer);
-    this.#overloaded = false;
+    this.#timer = undefined;
+    this.#shedUntil = 0;
   }
 }
 
@@ -47,8 +58,8 @@ export const overloaded = () =>
   new AppError(
     'UNAVAILABLE',
     'the service is overloaded; retry shortly',
-    { retryAfterSeconds: 1 },
-    { 'Retry-After': '1' },
+    { retryAfterSeconds: SHED_S },
+    { 'Retry-After': String(SHED_S) },
   );
 
 /** Refuses every request that reaches it while the instance is overloaded. */

@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { z } from 'zod';
 import type { ScopeName } from '../accounts/auth.ts';
 import { admit, type RequestContext } from '../context.ts';
@@ -28,11 +28,13 @@ export interface RestRoute<B extends z.ZodType = z.ZodType, R extends z.ZodType 
   scopes: ScopeName[];
   /** The JSON request body; an empty body is parsed as `{}`. */
   body?: B;
+  /** The body may also be `application/x-ndjson`, read as the array of its lines. */
+  ndjson?: boolean;
   /** The JSON body of a 200; without one the operation answers 204 No Content. */
   response?: R;
   handle(
     ctx: RequestContext,
-    input: { params: Record<string, string>; body: z.infer<B> },
+    input: { params: Record<string, string>; body: z.infer<B>; headers: IncomingHttpHeaders },
   ): Promise<RestResult<z.input<R>>>;
 }
 
@@ -91,10 +93,10 @@ export class RestRouter {
     ctx.require(...match.route.scopes);
     for (const [name, value] of Object.entries(match.params)) checkPathParameter(name, value);
     const raw = match.route.body
-      ? await readJsonBody(req, services.config.maxBodyBytes)
+      ? await readJsonBody(req, services.config.maxBodyBytes, match.route.ndjson)
       : undefined;
     const body = match.route.body ? parseInput(match.route.body, raw) : undefined;
-    return match.route.handle(ctx, { params: match.params, body });
+    return match.route.handle(ctx, { params: match.params, body, headers: req.headers });
   }
 }
 

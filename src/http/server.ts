@@ -1,6 +1,7 @@
 import http from 'node:http';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
+import { traceRequest } from '../telemetry/tracing.ts';
 import { databaseUnavailable, isDatabaseUnavailable } from '../storage/faults.ts';
 import { sendJson } from './json.ts';
 import type { Metrics } from './metrics.ts';
@@ -15,6 +16,22 @@ export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
   if (isDatabaseUnavailable(err)) return databaseUnavailable();
   return new AppError('INTERNAL', 'internal error');
+}
+
+/**
+ * The path of a request target. An origin-form target is a path even when it starts with `//`
+ * (which `new URL(target, base)` would read as a host, and throw on); anything unparsable is
+ * kept as it came, for no route to match.
+ */
+export function requestPath(target = '/'): string {
+  try {
+    return new URL(
+      target.startsWith('/') ? `http://localhost${target}` : target,
+      'http://localhost',
+    ).pathname;
+  } catch {
+    return target;
+  }
 }
 
 export type HttpHandler = (
@@ -33,7 +50,7 @@ export interface HttpServerOptions {
 /** Node's HTTP server over an ordered list of handlers, with request metrics and error answers. */
 export function createHttpServer({ handlers, metrics, logger }: HttpServerOptions): http.Server {
   async function route(req: http.IncomingMessage, res: http.ServerResponse): Promise<string> {
-    const { pathname } = new URL(req.url ?? '/', 'http://localhost');
+    const pathname = requestPath(req.url);
     for (const handle of handlers) {
       const label = await handle(req, res, pathname);
       if (label !== undefined) return label;
@@ -44,22 +61,43 @@ export function createHttpServer({ handlers, metrics, logger }: HttpServerOption
   return http.createServer((req, res) => {
     const started = process.hrtime.bigint();
     let label = 'unmatched';
-    res.on('finish', () => {
+    // Counted once the answer is sent and its handler has named the route: a handler that
+    // answers at once sees its response finish before it returns the name.
+    let seconds: number | undefined;
+    let routed = false;
+    const count = () => {
+      if (seconds === undefined || !routed) return;
       const labels = { method: req.method ?? '', route: label };
       metrics.requests.inc({ ...labels, status: String(res.statusCode) });
-      metrics.latency.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+      metrics.latency.observe(labels, seconds);
+    };
+    res.on('finish', () => {
+      seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      count();
     });
-    route(req, res).then(
-      (matched) => (label = matched),
-      (err: unknown) => {
-        const error = toAppError(err);
-        if (error.code === 'INTERNAL') logger.error({ err, url: req.url }, 'request failed');
-        if (error.code === 'UNAVAILABLE') metrics.refusals.inc({ reason: 'unavailable' });
-        if (res.headersSent) return res.destroy();
-        sendJson(res, error.status, error.toJSON(), error.headers);
-        // Whatever body was not read stays unread; do not keep a connection with it.
-        if (!req.complete) res.on('finish', () => req.destroy());
-      },
+    traceRequest(
+      req,
+      res,
+      () => label,
+      () =>
+        route(req, res).then(
+          (matched) => {
+            label = matched;
+            routed = true;
+            count();
+          },
+          (err: unknown) => {
+            routed = true;
+            count();
+            const error = toAppError(err);
+            if (error.code === 'INTERNAL') logger.error({ err, url: req.url }, 'request failed');
+            if (error.code === 'UNAVAILABLE') metrics.refusals.inc({ reason: 'unavailable' });
+            if (res.headersSent) return res.destroy();
+            sendJson(res, error.status, error.toJSON(), error.headers);
+            // Whatever body was not read stays unread; do not keep a connection with it.
+            if (!req.complete) res.on('finish', () => req.destroy());
+          },
+        ),
     );
   });
 }

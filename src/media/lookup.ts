@@ -2,10 +2,10 @@ import DataLoader from 'dataloader';
 import { retentionFloor } from '../activities/ids.ts';
 import { TtlCache } from '../cache.ts';
 import { notFound } from '../errors.ts';
+import { isUuid } from '../ids.ts';
 import type { Logger } from '../logger.ts';
 import type { Database } from '../storage/database.ts';
 import {
-  isAccessoryId,
   isActivityRef,
   mediaKinds,
   view,
@@ -189,7 +189,7 @@ export class MediaLookup {
 
   async #presence(accessoryId: string, activityIds: string[]): Promise<Map<string, MediaPresence>> {
     const result = new Map<string, MediaPresence>(activityIds.map((id) => [id, none()]));
-    if (activityIds.length === 0 || !isAccessoryId(accessoryId)) return result;
+    if (activityIds.length === 0 || !isUuid(accessoryId)) return result;
     const { rows } = await this.db.pool.query<{
       activity_id: string;
       kind: MediaKind;

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { isActivityId } from '../activities/ids.ts';
+import { isUuid } from '../ids.ts';
 
 // The shapes media works with: its kinds, a media_objects row, and the store keys of its files.
 
@@ -97,13 +98,9 @@ export const view = (r: MediaRow): MediaObjectView => ({
   packageError: r.package_error,
 });
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-export const isAccessoryId = (id: string) => UUID.test(id);
-
 /** Whether the ids can name an activity at all (else 404 without asking the database). */
 export const isActivityRef = (accessoryId: string, activityId: string) =>
-  UUID.test(accessoryId) && isActivityId(activityId);
+  isUuid(accessoryId) && isActivityId(activityId);
 
 /** One upload's files: every upload gets a fresh id, so a stored object never changes. */
 export interface UploadRef {

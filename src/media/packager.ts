@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { MediaConfig } from '../config.ts';
 import { claimDue } from '../jobs/lease.ts';
 import type { Logger } from '../logger.ts';
-import type { Database } from '../storage/database.ts';
+import { inTransaction, type Database } from '../storage/database.ts';
 import {
   contentTypeOf,
   uploadPrefix,
@@ -14,6 +14,7 @@ import {
   type PackageManifest,
   type UploadRef,
 } from './model.ts';
+import type { MediaReadiness } from './ready.ts';
 import { ObjectMissing, type MediaStore } from './store.ts';
 
 /** One MP4 upload to package; the upload id makes a job for a replaced upload a no-op. */
@@ -58,6 +59,8 @@ export class Packager {
     private readonly config: MediaConfig['packager'],
     private readonly tmpDir: string,
     private readonly logger: Logger,
+    /** Announces a finished activity's clip once packaging settled (activity_media_ready). */
+    private readonly readiness: MediaReadiness,
     /** Called when a job changed its row (claimed, ready, failed, requeued). */
     private readonly onChange: (job: PackageJob) => void,
   ) {}
@@ -112,15 +115,7 @@ export class Packager {
    */
   async poll(): Promise<number> {
     if (this.#stopping || !this.available) return 0;
-    const staleS = 2 * this.config.timeoutS + 60;
-    await this.db.pool.query(
-      `UPDATE media_objects
-          SET package_status = CASE WHEN package_attempts >= $2 THEN 'failed' ELSE 'queued' END,
-              package_error = CASE WHEN package_attempts >= $2
-                                   THEN 'packaging did not finish in ' || $2 || ' attempts' END
-        WHERE package_status = 'running' AND package_started_at < now() - make_interval(secs => $1)`,
-      [staleS, MAX_ATTEMPTS],
-    );
+    await this.#requeueStale();
     const free = this.config.queueMax - this.#queue.length;
     if (free <= 0) return 0;
     const { rows } = await this.db.pool.query<{
@@ -222,7 +217,8 @@ export class Packager {
       await fs.rm(work, { recursive: true, force: true });
     }
 
-    const { rowCount } = await this.db.pool.query(
+    const rowCount = await this.#settle(
+      job,
       outcome.status === 'ready'
         ? `UPDATE media_objects SET package_status = 'ready', package_files = $4, package_error = NULL
             WHERE accessory_id = $1 AND activity_id = $2 AND kind = 'mp4' AND upload_id = $3
@@ -235,8 +231,8 @@ export class Packager {
             WHERE accessory_id = $1 AND activity_id = $2 AND kind = 'mp4' AND upload_id = $3
               AND package_status = 'running'`,
       outcome.status === 'ready'
-        ? [...pk, JSON.stringify(outcome.manifest)]
-        : [...pk, outcome.error.slice(0, 2000), outcome.status, MAX_ATTEMPTS, this.#stopping],
+        ? [JSON.stringify(outcome.manifest)]
+        : [outcome.error.slice(0, 2000), outcome.status, MAX_ATTEMPTS, this.#stopping],
     );
     this.onChange(job);
     if (outcome.status !== 'ready' || rowCount === 0) {
@@ -248,6 +244,54 @@ export class Packager {
       { ...job, status: rowCount === 0 ? 'discarded' : outcome.status, ms: Date.now() - started },
       'packaging finished',
     );
+  }
+
+  /**
+   * Requeues (or fails, after MAX_ATTEMPTS) the jobs whose lease ran out, each in its own
+   * transaction so that a failed one is announced with it.
+   */
+  async #requeueStale(): Promise<void> {
+    const staleS = 2 * this.config.timeoutS + 60;
+    const { rows } = await this.db.pool.query<{
+      accessory_id: string;
+      activity_id: string;
+      upload_id: string;
+    }>(
+      `SELECT accessory_id, activity_id, upload_id FROM media_objects
+        WHERE package_status = 'running' AND package_started_at < now() - make_interval(secs => $1)`,
+      [staleS],
+    );
+    for (const r of rows) {
+      const job = { accessoryId: r.accessory_id, activityId: r.activity_id, uploadId: r.upload_id };
+      await this.#settle(
+        job,
+        `UPDATE media_objects
+            SET package_status = CASE WHEN package_attempts >= $5 THEN 'failed' ELSE 'queued' END,
+                package_error = CASE WHEN package_attempts >= $5
+                                     THEN 'packaging did not finish in ' || $5 || ' attempts' END
+          WHERE accessory_id = $1 AND activity_id = $2 AND kind = 'mp4' AND upload_id = $3
+            AND package_status = 'running'
+            AND package_started_at < now() - make_interval(secs => $4)`,
+        [staleS, MAX_ATTEMPTS],
+      );
+    }
+  }
+
+  /**
+   * Changes a job's row with `sql` ($1..$3 the job, then `params`) in one transaction with the
+   * activity_media_ready event it may complete; the accessory's row lock orders it against
+   * finishing the activity, as ingest takes it. Resolves with the rows changed (0 or 1).
+   */
+  async #settle(job: PackageJob, sql: string, params: unknown[]): Promise<number> {
+    const pk = [job.accessoryId, job.activityId, job.uploadId];
+    const { changed, events } = await inTransaction(this.db.pool, async (client) => {
+      await client.query('SELECT 1 FROM accessories WHERE id = $1 FOR UPDATE', [job.accessoryId]);
+      const { rowCount } = await client.query(sql, [...pk, ...params]);
+      const events = rowCount ? await this.readiness.record(client, job) : [];
+      return { changed: rowCount ?? 0, events };
+    });
+    this.readiness.committed(events);
+    return changed;
   }
 
   #ffmpeg(input: string, cwd: string, onKill: (kill: () => void) => void): Promise<void> {

@@ -10,6 +10,7 @@ import { INSTALL_HINT } from './ffmpeg.ts';
 import { FsMediaStore } from './fs-store.ts';
 import { MediaLookup } from './lookup.ts';
 import { Packager } from './packager.ts';
+import { MediaReadiness } from './ready.ts';
 import { S3MediaStore } from './s3-store.ts';
 import { MediaSigner } from './signing.ts';
 import type { MediaStore } from './store.ts';
@@ -31,6 +32,8 @@ export class MediaService {
   readonly cleanup: MediaCleanup;
   readonly packager: Packager;
   readonly exports: MediaExports;
+  /** activity_media_ready, recorded by uploads, the packager and finishing an activity. */
+  readonly readiness: MediaReadiness;
   readonly #tmpDir: string;
   #unsubscribe: () => void = () => {};
 
@@ -40,12 +43,20 @@ export class MediaService {
     readonly signer: MediaSigner,
     config: Config,
     logger: Logger,
+    signal: EventSignal,
   ) {
     this.#tmpDir = path.join(config.dataDir, 'tmp', 'media');
+    this.readiness = new MediaReadiness(signer, config.media.notificationUrlTtlS, signal);
     this.lookup = new MediaLookup(db, signer, logger);
     this.cleanup = new MediaCleanup(db, store, logger);
-    this.packager = new Packager(db, store, config.media.packager, this.#tmpDir, logger, (job) =>
-      this.lookup.forget(job.accessoryId, job.activityId),
+    this.packager = new Packager(
+      db,
+      store,
+      config.media.packager,
+      this.#tmpDir,
+      logger,
+      this.readiness,
+      (job) => this.lookup.forget(job.accessoryId, job.activityId),
     );
     this.exports = new MediaExports(
       db,
@@ -64,11 +75,17 @@ export class MediaService {
       config.media,
       this.#tmpDir,
       this.packager.available,
+      this.readiness,
       (upload) => this.packager.enqueue(upload),
     );
   }
 
-  static async create(db: Database, config: Config, logger: Logger): Promise<MediaService> {
+  static async create(
+    db: Database,
+    config: Config,
+    logger: Logger,
+    signal: EventSignal,
+  ): Promise<MediaService> {
     const store: MediaStore = config.media.s3
       ? new S3MediaStore(config.media.s3)
       : new FsMediaStore(path.join(config.dataDir, 'media'));
@@ -91,7 +108,7 @@ export class MediaService {
     } else {
       logger.warn(`no ffmpeg: MP4 uploads are kept but not packaged to HLS/DASH; ${INSTALL_HINT}`);
     }
-    return new MediaService(db, store, signer, config, logger);
+    return new MediaService(db, store, signer, config, logger, signal);
   }
 
   /**

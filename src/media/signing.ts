@@ -118,9 +118,15 @@ export class MediaSigner {
     return `${this.baseUrl}${activityPath(accessoryId, activityId)}/signed/${token}/`;
   }
 
-  urls(accessoryId: string, activityId: string, has: MediaPresence): MediaUrls | null {
+  /** The activity's signed media URLs, valid until `expires` (unix seconds; default: `expiry()`). */
+  urls(
+    accessoryId: string,
+    activityId: string,
+    has: MediaPresence,
+    expires = this.expiry(),
+  ): MediaUrls | null {
     if (!has.image && !has.mp4) return null;
-    const base = this.base(accessoryId, activityId);
+    const base = this.base(accessoryId, activityId, this.token(accessoryId, activityId, expires));
     return {
       image: has.image ? `${base}image` : null,
       mp4: has.mp4 ? `${base}mp4` : null,

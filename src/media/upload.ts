@@ -10,6 +10,7 @@ import type { Database } from '../storage/database.ts';
 import type { MediaCleanup } from './cleanup.ts';
 import type { MediaLookup } from './lookup.ts';
 import { NO_FFMPEG } from './packager.ts';
+import type { MediaReadiness } from './ready.ts';
 import {
   isActivityRef,
   kindInfo,
@@ -93,6 +94,8 @@ export class MediaUploads {
     private readonly tmpDir: string,
     /** False when this instance has no ffmpeg: MP4 uploads are kept but marked not packaged. */
     private readonly packaging: boolean,
+    /** Announces the clip of a finished activity that needs no packaging (no ffmpeg). */
+    private readonly readiness: MediaReadiness,
     /** Called with each committed MP4 upload queued for packaging. */
     private readonly onMp4: (upload: UploadRef) => void,
   ) {}
@@ -160,7 +163,9 @@ export class MediaUploads {
     const client = await this.db.pool.connect();
     try {
       await client.query('BEGIN');
-      // The activity row lock orders this against finishing the activity and other uploads.
+      // The accessory's row lock (as ingest takes it) orders this against finishing the
+      // activity, the activity's against other uploads.
+      await client.query('SELECT 1 FROM accessories WHERE id = $1::uuid FOR UPDATE', [accessoryId]);
       const activity = await client.query<{ end_time: Date | null }>(
         `SELECT end_time FROM activities WHERE accessory_id = $1::uuid AND activity_id = $2 FOR UPDATE`,
         [accessoryId, activityId],
@@ -207,7 +212,9 @@ export class MediaUploads {
         ],
       );
       await this.cleanup.keep(client, intentId);
+      const events = kind === 'mp4' ? await this.readiness.record(client, ref) : [];
       await client.query('COMMIT');
+      this.readiness.committed(events);
       return {
         stored: true,
         result: { created: !old, body: uploadJson(accessoryId, activityId, view(rows[0]!)) },

@@ -69,3 +69,66 @@ export function verifyNotification(
     ? { ok: true, scheme: 'standard' }
     : { ok: false, reason: 'no matching signature' };
 }
+
+/** Where an activity notification stands: the newest change of its activity seen so far. */
+interface Latest {
+  sequence: number;
+  eventType: string;
+}
+
+export interface OrderTrackerOptions {
+  /** Activities remembered; the least recently notified are forgotten first. Default 10000. */
+  maxActivities?: number;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null;
+
+/**
+ * Drops stale activity notifications. Every `activity_*` notification's eventData carries
+ * `sequence`, which increases per activity from 1 (created) with each change, and `occurredAt`.
+ * Notifications may arrive out of order (retries, several in flight): `accept` says whether one
+ * is newer than everything already accepted for its activity, and remembers it if so. A
+ * notification with the sequence of the newest one and the same eventType is a repeat (a
+ * redelivery) and is dropped too. Anything without an activity and a sequence (motion_*,
+ * account_deleted, test_notification) is always accepted. Memory is bounded by
+ * `maxActivities`.
+ */
+export class ActivityOrderTracker {
+  readonly #latest = new Map<string, Latest>();
+  readonly #max: number;
+
+  constructor(options: OrderTrackerOptions = {}) {
+    this.#max = options.maxActivities ?? 10_000;
+  }
+
+  /** Whether to act on the notification (its parsed body); false: a stale or repeated update. */
+  accept(notification: unknown): boolean {
+    if (!isRecord(notification) || !isRecord(notification.eventData)) return true;
+    const { eventType, eventData } = notification;
+    const { accessoryId, activityId, sequence } = eventData;
+    if (
+      typeof eventType !== 'string' ||
+      typeof accessoryId !== 'string' ||
+      typeof activityId !== 'string' ||
+      typeof sequence !== 'number'
+    ) {
+      return true;
+    }
+    const key = `${accessoryId}/${activityId}`;
+    const latest = this.#latest.get(key);
+    if (
+      latest &&
+      (sequence < latest.sequence ||
+        (sequence === latest.sequence && eventType === latest.eventType))
+    ) {
+      return false;
+    }
+    this.#latest.delete(key);
+    this.#latest.set(key, { sequence, eventType });
+    if (this.#latest.size > this.#max) {
+      this.#latest.delete(this.#latest.keys().next().value!);
+    }
+    return true;
+  }
+}

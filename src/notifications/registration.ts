@@ -1,3 +1,4 @@
+import { MAX_FILTER_LENGTH, parseFilter } from '../activities/filter/index.ts';
 import type { WebhookConfig } from '../config.ts';
 import { invalidArgument } from '../errors.ts';
 import { isEventType, type EventType } from '../events/types.ts';
@@ -12,6 +13,8 @@ export const MOTION_EVENT_TYPES: readonly EventType[] = ['motion_started', 'moti
 export const AUTH_KEY_MIN = 16;
 export const AUTH_KEY_MAX = 256;
 export const USER_DATA_MAX_BYTES = 4096;
+/** The highest `maxPerSecond` a registration may set. */
+export const MAX_PER_SECOND_MAX = 1000;
 
 /** What PUT and registerNotifications take, before validation. */
 export interface RegistrationInput {
@@ -19,6 +22,8 @@ export interface RegistrationInput {
   authKey: unknown;
   eventTypes: unknown;
   userData?: unknown;
+  filter?: unknown;
+  maxPerSecond?: unknown;
 }
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
@@ -29,6 +34,9 @@ export interface CheckedRegistration {
   authKey: string;
   eventTypes: EventType[];
   userData: Record<string, unknown> | null;
+  /** The filter as written (checked to parse); null: none. */
+  filter: string | null;
+  maxPerSecond: number | null;
 }
 
 /** The validations of a registration that answer 400, each naming its field, in order. */
@@ -67,6 +75,34 @@ export function checkRegistration(
       );
     }
   }
-  const types = eventTypes as EventType[];
-  return { url, authKey, eventTypes: types, userData: isPlainObject(userData) ? userData : null };
+  const filter = input.filter ?? null;
+  if (filter !== null) {
+    if (typeof filter !== 'string') {
+      throw invalidArgument(
+        'filter',
+        `filter must be a string of at most ${MAX_FILTER_LENGTH} characters`,
+      );
+    }
+    parseFilter(filter); // a 400 on field "filter" with the position
+  }
+  const { maxPerSecond } = input;
+  const validRate =
+    typeof maxPerSecond === 'number' &&
+    Number.isInteger(maxPerSecond) &&
+    maxPerSecond >= 1 &&
+    maxPerSecond <= MAX_PER_SECOND_MAX;
+  if (maxPerSecond !== undefined && maxPerSecond !== null && !validRate) {
+    throw invalidArgument(
+      'maxPerSecond',
+      `maxPerSecond must be a whole number 1..${MAX_PER_SECOND_MAX}, or null for no limit`,
+    );
+  }
+  return {
+    url,
+    authKey,
+    eventTypes: eventTypes as EventType[],
+    userData: isPlainObject(userData) ? userData : null,
+    filter,
+    maxPerSecond: typeof maxPerSecond === 'number' ? maxPerSecond : null,
+  };
 }

@@ -1,10 +1,16 @@
 import { z } from 'zod';
+import { MAX_FILTER_LENGTH } from '../activities/filter/index.ts';
 import { notFound } from '../errors.ts';
 import { eventTypes } from '../events/types.ts';
 import { timestamp, uuid } from '../http/openapi.ts';
 import { route } from '../http/rest.ts';
 import { callerOf, motionAllowed } from './caller.ts';
-import { AUTH_KEY_MAX, AUTH_KEY_MIN, USER_DATA_MAX_BYTES } from './registration.ts';
+import {
+  AUTH_KEY_MAX,
+  AUTH_KEY_MIN,
+  MAX_PER_SECOND_MAX,
+  USER_DATA_MAX_BYTES,
+} from './registration.ts';
 import { registrationJson } from './service.ts';
 
 // The fields are checked by checkRegistration (shared with GraphQL), so that every problem is a
@@ -38,6 +44,25 @@ const registrationBody = z
         additionalProperties: true,
         description: `Echoed in every notification; a JSON object of at most ${USER_DATA_MAX_BYTES} bytes; null or left out: none`,
       }),
+    filter: z
+      .unknown()
+      .optional()
+      .meta({
+        type: ['string', 'null'],
+        maxLength: MAX_FILTER_LENGTH,
+        description:
+          'Only events matching it are sent: the filter language of listing plus accessoryId, evaluated against the activity of activity_* events and the accessoryId and motionZones of motion_* events; account_deleted always passes. null or left out: every event of the types',
+      }),
+    maxPerSecond: z
+      .unknown()
+      .optional()
+      .meta({
+        type: ['integer', 'null'],
+        minimum: 1,
+        maximum: MAX_PER_SECOND_MAX,
+        description:
+          'At most this many notifications per second start towards the receiver; the rest wait (none is dropped for it); null or left out: no limit',
+      }),
   })
   .strict()
   .meta({ id: 'NotificationRegistrationInput' });
@@ -49,6 +74,17 @@ const registrationSchema = z
     url: z.string(),
     eventTypes: z.array(z.enum(eventTypes)),
     userData: z.record(z.string(), z.unknown()).nullable(),
+    filter: z.string().nullable().meta({ description: 'The filter as registered; null: none' }),
+    maxPerSecond: z.number().int().nullable(),
+    state: z.enum(['active', 'disabled']).meta({
+      description:
+        'disabled: the receiver failed every attempt for WEBHOOK_DISABLE_AFTER_HOURS; nothing is sent until it is registered again or enabled',
+    }),
+    failingSince: timestamp.nullable().meta({
+      description: 'Since when every attempt failed; null: the last attempt succeeded, or none yet',
+    }),
+    disabledAt: timestamp.nullable(),
+    disabledReason: z.string().nullable(),
     createdAt: timestamp,
     updatedAt: timestamp,
   })
@@ -92,6 +128,21 @@ export const notificationRoutes = [
       );
       if (!registration) throw notFound('registration');
       return { body: registrationJson(registration) };
+    },
+  }),
+  route({
+    method: 'POST',
+    path: `${path}/enable`,
+    operationId: 'enableNotifications',
+    summary: "Enables the calling client's disabled registration again",
+    scopes: [...scopes],
+    body: z
+      .strictObject({})
+      .meta({ id: 'EnableNotificationsInput', description: 'Nothing: `{}` or an empty body' }),
+    response: registrationSchema,
+    async handle(ctx, { params }) {
+      const caller = await callerOf(ctx, params.accountId!);
+      return { body: registrationJson(await ctx.services.notifications.enable(caller)) };
     },
   }),
   route({

@@ -2,6 +2,7 @@ import { AppError, invalidArgument } from '../errors.ts';
 import { recordedEventTypes } from '../events/types.ts';
 import { builder } from '../graphql/builder.ts';
 import { callerOf, motionAllowed } from './caller.ts';
+import { MAX_PER_SECOND_MAX } from './registration.ts';
 import {
   MAX_DELIVERIES_PAGE,
   TEST_EVENT_TYPE,
@@ -13,7 +14,7 @@ import {
 /** The contract's event types, by their wire names. */
 export const EventTypeRef = builder.enumType('EventType', {
   description:
-    'The event types of notifications and subscriptions, by their wire names. zones_saved is streamed to subscribers only: registrations refuse it.',
+    'The event types of notifications and subscriptions, by their wire names. zones_saved and registration_disabled are streamed to subscribers only: registrations refuse them.',
   // Every type the event log records, so that subscriptions can stream them all (issue 4).
   values: recordedEventTypes,
 });
@@ -29,6 +30,12 @@ const DeliveryKindRef = builder.enumType('DeliveryKind', {
   values: ['event', 'test'] as const,
 });
 
+const RegistrationStateRef = builder.enumType('NotificationRegistrationState', {
+  description:
+    'active: notifications are sent; disabled: the receiver failed every attempt for WEBHOOK_DISABLE_AFTER_HOURS, and nothing is sent until it is registered again or enableNotifications is called.',
+  values: ['active', 'disabled'] as const,
+});
+
 const not = (value: unknown) => (value === undefined ? null : value);
 
 const RegistrationRef = builder.objectRef<RegistrationView>('NotificationRegistration').implement({
@@ -40,6 +47,22 @@ const RegistrationRef = builder.objectRef<RegistrationView>('NotificationRegistr
     url: t.exposeString('url'),
     eventTypes: t.field({ type: [EventTypeRef], resolve: (r) => r.eventTypes }),
     userData: t.field({ type: 'JSON', nullable: true, resolve: (r) => r.userData }),
+    filter: t.exposeString('filter', {
+      nullable: true,
+      description: 'Which events of its types it gets; null: all.',
+    }),
+    maxPerSecond: t.exposeInt('maxPerSecond', {
+      nullable: true,
+      description: 'At most this many notifications per second; null: no limit.',
+    }),
+    state: t.field({ type: RegistrationStateRef, resolve: (r) => r.state }),
+    failingSince: t.expose('failingSince', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'Since when every attempt failed; null: the last one succeeded, or none yet.',
+    }),
+    disabledAt: t.expose('disabledAt', { type: 'DateTime', nullable: true }),
+    disabledReason: t.exposeString('disabledReason', { nullable: true }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),
@@ -110,6 +133,13 @@ const RegisterInput = builder.inputType('RegisterNotificationsInput', {
     authKey: t.string({ required: true, description: '16..256 characters; never returned.' }),
     eventTypes: t.field({ type: [EventTypeRef], required: true }),
     userData: t.field({ type: 'JSON', description: 'A JSON object of at most 4 KiB.' }),
+    filter: t.string({
+      description:
+        'Only events matching it are sent: the filter language of Accessory.activities plus accessoryId, evaluated against the activity of activity_* events and the accessoryId and motionZones of motion_* events; account_deleted always passes.',
+    }),
+    maxPerSecond: t.int({
+      description: `At most this many notifications per second (1..${MAX_PER_SECOND_MAX}); the rest wait, none is dropped for it. Null or left out: no limit.`,
+    }),
   }),
 });
 
@@ -193,9 +223,20 @@ builder.mutationFields((t) => ({
           authKey: input.authKey,
           eventTypes: input.eventTypes,
           userData: not(input.userData),
+          filter: not(input.filter),
+          maxPerSecond: input.maxPerSecond,
         },
         motionAllowed(ctx),
       ),
+  }),
+  enableNotifications: t.field({
+    type: RegistrationRef,
+    description:
+      "Enables the calling client's disabled registration again (its failures forgotten); notifications of events from now on are sent. NOT_FOUND without a registration.",
+    authScopes: notifications,
+    args: { accountId: t.arg.id({ required: true }) },
+    resolve: async (_root, args, ctx) =>
+      ctx.services.notifications.enable(await callerOf(ctx, String(args.accountId))),
   }),
   unregisterNotifications: t.boolean({
     description:

@@ -157,6 +157,7 @@ export function createSender(options: {
         timestamp: Math.floor(Date.now() / 1000),
         userAgent,
       });
+      if (args.traceparent) headers.traceparent = args.traceparent;
       const request = agent.request({
         origin: url.origin,
         path: url.pathname + url.search,

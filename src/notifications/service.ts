@@ -2,6 +2,7 @@ import type { WebhookConfig } from '../config.ts';
 import { conflict, invalidArgument, notFound, permissionDenied } from '../errors.ts';
 import { isEventType, type EventType } from '../events/types.ts';
 import type { Database } from '../storage/database.ts';
+import { currentTraceparent } from '../telemetry/tracing.ts';
 import { webhookIdOf, type AttemptOutcome, type DeliveryState } from './delivery/policy.ts';
 import { checkRegistration, MOTION_EVENT_TYPES, type RegistrationInput } from './registration.ts';
 import { secretContext, type SecretBox } from './secrets.ts';
@@ -19,6 +20,16 @@ export interface RegistrationView {
   url: string;
   eventTypes: EventType[];
   userData: Record<string, unknown> | null;
+  /** Which events of its types it gets (docs/api.md, Filtered notifications); null: all. */
+  filter: string | null;
+  /** Deliveries per second at most; null: no limit. */
+  maxPerSecond: number | null;
+  /** active: notifications are sent; disabled: none are, until re-registered or enabled. */
+  state: 'active' | 'disabled';
+  /** Since when every attempt failed; null: the last attempt succeeded, or none was made. */
+  failingSince: Date | null;
+  disabledAt: Date | null;
+  disabledReason: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -71,6 +82,12 @@ export const registrationJson = (r: RegistrationView) => ({
   url: r.url,
   eventTypes: r.eventTypes,
   userData: r.userData,
+  filter: r.filter,
+  maxPerSecond: r.maxPerSecond,
+  state: r.state,
+  failingSince: r.failingSince?.toISOString() ?? null,
+  disabledAt: r.disabledAt?.toISOString() ?? null,
+  disabledReason: r.disabledReason,
   createdAt: r.createdAt.toISOString(),
   updatedAt: r.updatedAt.toISOString(),
 });
@@ -81,6 +98,11 @@ interface RegistrationRow {
   url: string;
   event_types: string[];
   user_data: Record<string, unknown> | null;
+  filter: string | null;
+  max_per_second: number | null;
+  failing_since: Date | null;
+  disabled_at: Date | null;
+  disabled_reason: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -91,6 +113,12 @@ const registrationView = (row: RegistrationRow): RegistrationView => ({
   url: row.url,
   eventTypes: row.event_types.filter(isEventType),
   userData: row.user_data,
+  filter: row.filter,
+  maxPerSecond: row.max_per_second,
+  state: row.disabled_at === null ? 'active' : 'disabled',
+  failingSince: row.failing_since,
+  disabledAt: row.disabled_at,
+  disabledReason: row.disabled_reason,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 });
@@ -114,7 +142,11 @@ const deliveryColumns = (t = '') =>
    ${t}state, ${t}url, ${t}attempt_count, ${t}next_attempt_at, ${t}created_at, ${t}finished_at`;
 const DELIVERY_COLUMNS = deliveryColumns();
 
-const REGISTRATION_COLUMNS = `account_id, client_id, url, event_types, user_data, created_at, updated_at`;
+const REGISTRATION_COLUMNS = `account_id, client_id, url, event_types, user_data, filter,
+  max_per_second, failing_since, disabled_at, disabled_reason, created_at, updated_at`;
+
+/** What enabling a registration sets (re-registering, `enable`): active, no failures counted. */
+const ENABLED = 'disabled_at = NULL, disabled_reason = NULL, failing_since = NULL';
 
 /** Registrations, the delivery log, redelivery and test sends: the caller's own, always. */
 export class NotificationService {
@@ -135,8 +167,9 @@ export class NotificationService {
 
   /**
    * Creates or overwrites the caller's registration. Deliveries still pending for the
-   * registration follow it to the new url and key. Committed before it returns. The input is
-   * checked first (400s), then motion types need `motionAllowed` (403).
+   * registration follow it to the new url and key. A disabled registration is enabled again
+   * (its failures forgotten). Committed before it returns. The input is checked first (400s),
+   * then motion types need `motionAllowed` (403).
    */
   async register(
     caller: Caller,
@@ -153,12 +186,14 @@ export class NotificationService {
       const { rows } = await this.db.pool.query<RegistrationRow>(
         `WITH reg AS (
            INSERT INTO notification_registrations AS r
-                  (account_id, client_id, url, origin, auth_key, event_types, user_data)
-           VALUES ($1, $2, $3, $4, $5, $6::text[], $7::jsonb)
+                  (account_id, client_id, url, origin, auth_key, event_types, user_data, filter,
+                   max_per_second)
+           VALUES ($1, $2, $3, $4, $5, $6::text[], $7::jsonb, $8, $9)
            ON CONFLICT (account_id, client_id) DO UPDATE
               SET url = EXCLUDED.url, origin = EXCLUDED.origin, auth_key = EXCLUDED.auth_key,
                   event_types = EXCLUDED.event_types, user_data = EXCLUDED.user_data,
-                  updated_at = now()
+                  filter = EXCLUDED.filter, max_per_second = EXCLUDED.max_per_second,
+                  updated_at = now(), ${ENABLED}
            RETURNING *
          ), retarget AS (
            UPDATE deliveries d
@@ -177,6 +212,8 @@ export class NotificationService {
           sealed,
           checked.eventTypes,
           checked.userData === null ? null : JSON.stringify(checked.userData),
+          checked.filter,
+          checked.maxPerSecond,
         ],
       );
       return registrationView(rows[0]!);
@@ -194,6 +231,22 @@ export class NotificationService {
       [caller.accountId, caller.clientId],
     );
     return rows[0] ? registrationView(rows[0]) : null;
+  }
+
+  /**
+   * Enables the caller's registration again after it was disabled (its failures forgotten);
+   * notifications of events from now on are sent. A registration that is not disabled stays as
+   * it is. 404 without one.
+   */
+  async enable(caller: Caller): Promise<RegistrationView> {
+    const { rows } = await this.db.pool.query<RegistrationRow>(
+      `UPDATE notification_registrations SET ${ENABLED}
+        WHERE account_id = $1 AND client_id = $2
+        RETURNING ${REGISTRATION_COLUMNS}`,
+      [caller.accountId, caller.clientId],
+    );
+    if (!rows[0]) throw notFound('registration');
+    return registrationView(rows[0]);
   }
 
   /** Removes the caller's registration and drops what is still queued for it; false if none. */
@@ -292,11 +345,11 @@ export class NotificationService {
   async sendTest(caller: Caller): Promise<DeliveryView> {
     const { rows } = await this.db.pool.query<DeliveryRow>(
       `INSERT INTO deliveries (kind, account_id, client_id, event_type, event_data, user_data,
-                               url, origin, auth_key)
-       SELECT 'test', account_id, client_id, $3, '{}'::jsonb, user_data, url, origin, auth_key
+                               url, origin, auth_key, traceparent)
+       SELECT 'test', account_id, client_id, $3, '{}'::jsonb, user_data, url, origin, auth_key, $4
          FROM notification_registrations WHERE account_id = $1 AND client_id = $2
        RETURNING ${DELIVERY_COLUMNS}`,
-      [caller.accountId, caller.clientId, TEST_EVENT_TYPE],
+      [caller.accountId, caller.clientId, TEST_EVENT_TYPE, currentTraceparent()],
     );
     if (!rows[0]) throw notFound('registration');
     this.#wake();

@@ -6,17 +6,72 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.ts';
 import type { Logger } from '../logger.ts';
+import { tracedPool } from '../telemetry/database.ts';
 import { migrate } from './migrate.ts';
+import { createPartitionsAhead } from './partitions.ts';
 
 export type Prisma = InstanceType<typeof PrismaClient>;
 /** A Prisma client or the transaction client handed to $transaction callbacks. */
 export type Tx = Omit<Prisma, '$connect' | '$disconnect' | '$on' | '$transaction' | '$extends'>;
+
+/**
+ * What writing events needs of a transaction: raw SQL on its connection. A Prisma transaction
+ * client is one; `sqlTx` makes one of a pg connection inside BEGIN.
+ */
+export interface SqlTx {
+  $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
+}
+
+export const sqlTx = (client: pg.PoolClient): SqlTx => ({
+  $queryRawUnsafe: async <T>(query: string, ...values: unknown[]) =>
+    (await client.query(query, values)).rows as T,
+});
+
+/**
+ * Runs `body` in a transaction on one connection of the pool (on PGlite, the only one: `body`
+ * must use `client`, never the pool), committing if it resolves, rolling back if it throws.
+ */
+export async function inTransaction<T>(
+  pool: pg.Pool,
+  body: (client: pg.PoolClient) => Promise<T>,
+): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await body(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
+/** Runs one statement and resolves with its rows: on a pool, or in a transaction. */
+export type RowQuery = <T>(sql: string, params: readonly unknown[]) => Promise<T[]>;
+
+export const poolRows =
+  (pool: pg.Pool): RowQuery =>
+  async <T>(sql: string, params: readonly unknown[]) =>
+    (await pool.query(sql, [...params])).rows as T[];
+
+export const txRows =
+  (tx: SqlTx): RowQuery =>
+  <T>(sql: string, params: readonly unknown[]) =>
+    tx.$queryRawUnsafe<T[]>(sql, ...params);
 
 export interface Database {
   kind: 'embedded' | 'postgres';
   prisma: Prisma;
   /** The pool under Prisma's adapter, for the hot paths that issue hand-written SQL. */
   pool: pg.Pool;
+  /**
+   * The pool for listing reads: a read replica's (`readUrl`) when there is one, else `pool`. A
+   * replica lags its primary, so a page read here may miss what was written a moment ago.
+   */
+  readPool: pg.Pool;
   /** A connection string for the database, e.g. for a LISTEN connection. */
   connectionString: string;
   close(): Promise<void>;
@@ -29,6 +84,13 @@ export interface DatabaseOptions {
   embeddedDir: string;
   logger: Logger;
   poolSize?: number;
+  /**
+   * Where the pool connects to the embedded server, given the server's own connection string:
+   * tests route it through a TCP proxy they can cut, as a network outage would.
+   */
+  routeEmbedded?: (connectionString: string) => Promise<string>;
+  /** `postgres://...` of a read replica of the database, for listing reads; never migrated. */
+  readUrl?: string;
 }
 
 /** How long getting a connection to an external PostgreSQL may take before a request fails. */
@@ -42,14 +104,9 @@ export const CONNECT_TIMEOUT_MS = 5000;
  */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if (options.databaseUrl) {
-    const pool = new pg.Pool({
-      connectionString: options.databaseUrl,
-      max: options.poolSize ?? 10,
-      application_name: 'clipgate',
-      // A database that does not answer fails requests (503) instead of queueing them forever.
-      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-    });
-    return finishOpen('postgres', pool, options.databaseUrl, options.logger, () => pool.end());
+    const pool = newPool(options.databaseUrl, options.poolSize);
+    const { databaseUrl } = options;
+    return finishOpen('postgres', pool, { ...options, databaseUrl }, () => pool.end());
   }
 
   const memory = options.embeddedDir.startsWith('memory://');
@@ -57,40 +114,73 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   const pglite = await PGlite.create(options.embeddedDir);
   const server = new PGLiteSocketServer({ db: pglite, host: '127.0.0.1', port: 0 });
   await server.start();
-  const connectionString = `postgres://postgres@${server.getServerConn()}/postgres`;
+  const served = `postgres://postgres@${server.getServerConn()}/postgres`;
+  const connectionString = options.routeEmbedded ? await options.routeEmbedded(served) : served;
   const pool = new pg.Pool({ connectionString, max: 1, idleTimeoutMillis: 0 });
-  return finishOpen('embedded', pool, connectionString, options.logger, async () => {
+  return finishOpen('embedded', pool, { ...options, databaseUrl: connectionString }, async () => {
     await pool.end();
     await server.stop();
     await pglite.close();
   });
 }
 
+const newPool = (connectionString: string, max: number | undefined) =>
+  new pg.Pool({
+    connectionString,
+    max: max ?? 10,
+    application_name: 'clipgate',
+    // A database that does not answer fails requests (503) instead of queueing them forever.
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+  });
+
+/**
+ * Logs, never throws, what fails on a pool's connections: idle ones (the pool's 'error') and
+ * checked-out ones between two statements of a transaction (pg-pool takes its own listener off a
+ * client while it is out, so a connection lost then, as in a database outage, would otherwise be
+ * an uncaught exception that ends the process). The statement that needs the connection fails
+ * on its own (503), and the pool drops the dead client when it comes back. The error carries its
+ * whole client object: log what it says, not that.
+ */
+function logConnectionErrors(pool: pg.Pool, logger: Logger, what: string): void {
+  pool.on('error', (err) => logger.warn({ error: err.message }, `idle ${what} connection failed`));
+  pool.on('connect', (client) =>
+    client.on('error', (err) => logger.debug({ error: err.message }, `${what} connection lost`)),
+  );
+}
+
 async function finishOpen(
   kind: Database['kind'],
   pool: pg.Pool,
-  connectionString: string,
-  logger: Logger,
+  options: DatabaseOptions & { databaseUrl: string },
   closeAll: () => Promise<void>,
 ): Promise<Database> {
-  // The error carries its whole client object: log what it says, not that.
-  pool.on('error', (err) => logger.warn({ error: err.message }, 'idle database connection failed'));
+  const { logger, databaseUrl: connectionString } = options;
+  logConnectionErrors(pool, logger, 'database');
   try {
     await migrate(pool, logger);
+    // The days ahead exist before the first request: on the embedded database's one connection
+    // the first round of the job would otherwise hold up early requests and readiness.
+    await createPartitionsAhead(pool);
   } catch (err) {
     await closeAll();
     throw err;
   }
+  // Prisma traces its own queries (telemetry/start.ts); the pool handed out for hand-written SQL
+  // traces those.
+  const readPool = options.readUrl ? newPool(options.readUrl, options.poolSize) : pool;
+  if (readPool !== pool) logConnectionErrors(readPool, logger, 'read replica');
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   let closed: Promise<void> | undefined;
   return {
     kind,
     prisma,
-    pool,
+    pool: tracedPool(pool),
+    readPool: tracedPool(readPool),
     connectionString,
     close: () =>
       (closed ??= (async () => {
         await prisma.$disconnect();
+        if (readPool !== pool) await readPool.end();
         await closeAll();
       })()),
   };

@@ -41,18 +41,29 @@ const ADAPTER_KINDS = new Set([
 const PG_MESSAGES =
   /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly)/;
 
-export function isDatabaseUnavailable(err: unknown): boolean {
-  for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 5; depth++) {
-    const { code, kind, message } = e as { code?: unknown; kind?: unknown; message?: unknown };
-    if (typeof code === 'string') {
-      if (NETWORK_CODES.has(code) || PRISMA_CODES.has(code)) return true;
-      if (UNAVAILABLE_SQLSTATE.test(code)) return true;
-    }
-    if (typeof kind === 'string' && ADAPTER_KINDS.has(kind)) return true;
-    if (typeof message === 'string' && PG_MESSAGES.test(message)) return true;
-    e = (e as { cause?: unknown }).cause;
+/**
+ * Whether `err` (or what it wraps: its `cause`, or the driver adapter's error that a Prisma
+ * error carries in `meta.driverAdapterError`, as a raw query's P2010 does) is one of those.
+ */
+export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
+  if (!err || typeof err !== 'object' || depth >= 5) return false;
+  const { code, kind, message, cause, meta } = err as {
+    code?: unknown;
+    kind?: unknown;
+    message?: unknown;
+    cause?: unknown;
+    meta?: { driverAdapterError?: unknown };
+  };
+  if (typeof code === 'string') {
+    if (NETWORK_CODES.has(code) || PRISMA_CODES.has(code)) return true;
+    if (UNAVAILABLE_SQLSTATE.test(code)) return true;
   }
-  return false;
+  if (typeof kind === 'string' && ADAPTER_KINDS.has(kind)) return true;
+  if (typeof message === 'string' && PG_MESSAGES.test(message)) return true;
+  return (
+    isDatabaseUnavailable(cause, depth + 1) ||
+    isDatabaseUnavailable(meta?.driverAdapterError, depth + 1)
+  );
 }
 
 export const databaseUnavailable = () =>

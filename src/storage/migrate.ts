@@ -36,8 +36,8 @@ export async function readMigrations(dir = migrationsDir): Promise<Migration[]> 
  * several instances apply each migration once. A migration that was edited after being applied
  * stops the start: the database would no longer match the schema.
  */
-export async function migrate(pool: pg.Pool, logger: Logger): Promise<void> {
-  const migrations = await readMigrations();
+export async function migrate(pool: pg.Pool, logger: Logger, dir = migrationsDir): Promise<void> {
+  const migrations = await readMigrations(dir);
   const client = await pool.connect();
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);

@@ -5,6 +5,8 @@ import type {
   FilterNode,
   SqlBuilder,
 } from '../activities/filter/index.ts';
+import { poolRows, type RowQuery } from '../storage/database.ts';
+import { coveredCells, type Vertex } from './geometry.ts';
 import { SYSTEM_ZONE_ID } from './validation.ts';
 
 /**
@@ -21,21 +23,52 @@ export interface ZoneIndex {
  * A zone set saved with no zones has a lastModified and no cells.
  */
 export async function loadZoneIndex(pool: pg.Pool, accessoryId: string): Promise<ZoneIndex | null> {
-  const { rows } = await pool.query<{
+  const indexes = await loadZoneIndexes(poolRows(pool), { accessoryIds: [accessoryId] });
+  return indexes.get(accessoryId) ?? null;
+}
+
+/**
+ * The zone indexes of some accessories, or of every accessory of an account, by accessory id,
+ * in one statement; an accessory whose zones were never saved has none.
+ */
+export async function loadZoneIndexes(
+  query: RowQuery,
+  of: { accessoryIds: readonly string[] } | { accountId: string },
+): Promise<Map<string, ZoneIndex>> {
+  const rows = await query<{
+    accessoryId: string;
     lastModified: Date;
     zoneId: string | null;
     cells: number[] | null;
   }>(
-    `SELECT s.last_modified AS "lastModified", z.zone_id AS "zoneId", z.cells
+    `SELECT s.accessory_id::text AS "accessoryId", s.last_modified AS "lastModified",
+            z.zone_id AS "zoneId", z.cells
        FROM zone_sets s LEFT JOIN zones z ON z.accessory_id = s.accessory_id
-      WHERE s.accessory_id = $1`,
-    [accessoryId],
+      WHERE s.accessory_id = ANY ($1::uuid[])
+         OR s.accessory_id IN (SELECT id FROM accessories WHERE account_id = $2::uuid)`,
+    'accountId' in of ? [[], of.accountId] : [of.accessoryIds, null],
   );
-  const first = rows[0];
-  if (!first) return null;
-  const cells = new Map<string, number[]>();
-  for (const row of rows) if (row.zoneId !== null) cells.set(row.zoneId, row.cells ?? []);
-  return { lastModified: first.lastModified, cells };
+  const indexes = new Map<string, { lastModified: Date; cells: Map<string, number[]> }>();
+  for (const row of rows) {
+    let index = indexes.get(row.accessoryId);
+    if (!index) {
+      index = { lastModified: row.lastModified, cells: new Map() };
+      indexes.set(row.accessoryId, index);
+    }
+    if (row.zoneId !== null) index.cells.set(row.zoneId, row.cells ?? []);
+  }
+  return indexes;
+}
+
+/** The index a `zones_saved` event's data describes (the zones it saved, as saved). */
+export function savedZoneIndex(data: {
+  zones: readonly { id: string; vertices: readonly Vertex[] }[];
+  lastModified: string;
+}): ZoneIndex {
+  return {
+    lastModified: new Date(data.lastModified),
+    cells: new Map(data.zones.map((zone) => [zone.id, coveredCells(zone.vertices)])),
+  };
 }
 
 /** Whether the filter tests zone membership (contains* on motionZones), which needs the index. */
@@ -88,7 +121,9 @@ export function zoneMembershipSql(index: ZoneIndex | null): CompileOptions['zone
 export function zoneMembershipEvaluate(index: ZoneIndex | null): EvaluateOptions['inZone'] {
   const cellSets = new Map([...(index?.cells ?? [])].map(([id, cells]) => [id, new Set(cells)]));
   return (row, zoneId) => {
-    if (!index || zoneId === SYSTEM_ZONE_ID || row.startTime > index.lastModified) {
+    // A subject without a start (a motion event) is live: its motionZones are exact.
+    const exact = !index || zoneId === SYSTEM_ZONE_ID || row.startTime === null;
+    if (exact || row.startTime! > index.lastModified) {
       return row.motionZones.includes(zoneId);
     }
     const cells = cellSets.get(zoneId);

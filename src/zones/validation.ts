@@ -28,6 +28,10 @@ export const MAX_NAME_LENGTH = 64;
 export const USER_ZONE_IDS = ['z1', 'z2', 'z3', 'z4', 'z5'] as const;
 export const SYSTEM_ZONE_ID = 'zR';
 
+/** Whether `id` names a zone: a user zone z1..z5 or the system zone zR. */
+export const isZoneId = (id: string): boolean =>
+  id === SYSTEM_ZONE_ID || (USER_ZONE_IDS as readonly string[]).includes(id);
+
 const COLOR = /^#[0-9a-f]{6}$/i;
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;

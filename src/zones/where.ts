@@ -8,7 +8,7 @@ import type {
 import { invalidArgument } from '../errors.ts';
 import { builder } from '../graphql/builder.ts';
 import { GRID_CELLS } from './geometry.ts';
-import { SYSTEM_ZONE_ID, USER_ZONE_IDS } from './validation.ts';
+import { isZoneId } from './validation.ts';
 
 /**
  * `Accessory.activities(where: ActivityWhere)`: the typed form of a filter. It compiles to the
@@ -92,8 +92,6 @@ export const ActivityWhere = builder.inputType('ActivityWhere', {
   }),
 });
 
-const ZONE_ID = new RegExp(`^(${[...USER_ZONE_IDS, SYSTEM_ZONE_ID].join('|')})$`);
-
 /** The `where` argument as a FilterNode (undefined when it holds no condition). */
 export function whereFilter(
   where: ActivityWhereInput | null | undefined,
@@ -148,7 +146,7 @@ export function whereFilter(
     if (year < 1 || year > 9999) throw invalidArgument(at, 'the time must be in years 1..9999');
     return value.toISOString();
   });
-  contains('motionZones', where.motionZones, (id) => ZONE_ID.test(id), 'a zone id z1..z5 or zR');
+  contains('motionZones', where.motionZones, isZoneId, 'a zone id z1..z5 or zR');
   contains(
     'objectLocations',
     where.objectLocations,

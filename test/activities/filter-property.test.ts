@@ -27,6 +27,7 @@ type Literals = Record<AttributeKind, fc.Arbitrary<Literal>>;
 
 const scalarAttributes: ScalarAttribute[] = [
   'activityId',
+  'accessoryId',
   'startTime',
   'endTime',
   'playbackDuration',
@@ -105,6 +106,7 @@ describe('printFilter', () => {
       fc.string({ unit: 'binary' }).map((s) => s.replaceAll('\0', '')),
     ),
     cell: fc.integer({ min: 0, max: 127 }),
+    uuid: fc.uuid({ version: 4 }),
   };
 
   it('prints text that parses back to the same filter', () => {
@@ -139,6 +141,14 @@ describe('compileFilter against PostgreSQL', () => {
   const zones = ['z1', 'z2', 'z3', 'Z1', '', "it's", 'say "hi"', 'back\\slash', 'zöne ✓'];
   const durations = [0, 1, 999, 1000, 1500, 60_000];
   const cells = [0, 1, 5, 64, 126, 127];
+  // Accessory ids whose bytes and text order differently would show a disagreement in ordering.
+  const accessoryIds = [
+    '00000000-0000-4000-8000-000000000000',
+    '0b8e6a3c-1f2d-4c5e-8a7b-9c0d1e2f3a4b',
+    '9fffffff-ffff-4fff-bfff-ffffffffffff',
+    'a0000000-0000-4000-8000-000000000000',
+    'ffffffff-ffff-4fff-bfff-ffffffffffff',
+  ];
   const instant = fc.oneof(
     fc.constantFrom(...instants),
     dateBetween('2026-10-31T00:00:00Z', '2026-11-03T00:00:00Z').map((date) => date.toISOString()),
@@ -149,6 +159,7 @@ describe('compileFilter against PostgreSQL', () => {
   const rows: FilterRow[] = fc
     .sample(
       fc.record({
+        accessoryId: fc.constantFrom(...accessoryIds),
         startTime: instant.map((iso) => new Date(iso)),
         endTime: fc.option(
           instant.map((iso) => new Date(iso)),
@@ -180,11 +191,17 @@ describe('compileFilter against PostgreSQL', () => {
     ),
     zone: fc.constantFrom(...zones, 'absent', "'; DROP TABLE activities; --"),
     cell: fc.oneof(fc.constantFrom(...cells), fc.integer({ min: 0, max: 127 })),
+    // Upper case too: the parser lowers it.
+    uuid: fc.oneof(
+      fc.constantFrom(...accessoryIds, accessoryIds[1]!.toUpperCase()),
+      fc.uuid({ version: 4 }),
+    ),
   };
 
   beforeAll(async () => {
     await db.exec(`CREATE TABLE activities (
       activity_id text PRIMARY KEY,
+      accessory_id uuid NOT NULL,
       start_time timestamptz NOT NULL,
       end_time timestamptz NULL,
       playback_duration integer NULL,
@@ -194,9 +211,10 @@ describe('compileFilter against PostgreSQL', () => {
     )`);
     for (const row of rows) {
       await db.query(
-        `INSERT INTO activities VALUES ($1, $2::timestamptz, $3::timestamptz, $4, $5, $6::text[], $7::smallint[])`,
+        `INSERT INTO activities VALUES ($1, $2::uuid, $3::timestamptz, $4::timestamptz, $5, $6, $7::text[], $8::smallint[])`,
         [
           row.activityId,
+          row.accessoryId,
           row.startTime.toISOString(),
           row.endTime?.toISOString() ?? null,
           row.playbackDuration,
@@ -268,6 +286,8 @@ describe('compileFilter against PostgreSQL', () => {
       'contains_all(motionZones, ["z1", "z1"]) AND relevanceLevel < 2.5',
       'startTime = "2026-11-01T01:00:00.001+01:00"',
       'activityId BETWEEN "20261101T000000Z" AND "20261101T010000Z"',
+      'accessoryId = "0B8E6A3C-1F2D-4C5E-8A7B-9C0D1E2F3A4B" OR accessoryId > "9fffffff-ffff-4fff-bfff-ffffffffffff"',
+      'accessoryId BETWEEN "0b8e6a3c-1f2d-4c5e-8a7b-9c0d1e2f3a4b" AND "a0000000-0000-4000-8000-000000000000"',
     ]) {
       await matches(parseFilter(text), {}, {});
     }

@@ -10,6 +10,7 @@ import type {
   ComparisonOperator,
   FilterNode,
   FilterRow,
+  FilterSubject,
   Literal,
   ScalarAttribute,
   SqlBuilder,
@@ -305,6 +306,7 @@ describe('parseFilter', () => {
 
 const inProgress: FilterRow = {
   activityId: '20261101T000000Z',
+  accessoryId: '0b8e6a3c-1f2d-4c5e-8a7b-9c0d1e2f3a4b',
   startTime: new Date('2026-11-01T00:00:00.000Z'),
   endTime: null,
   playbackDuration: null,
@@ -344,7 +346,7 @@ describe('evaluateFilter', () => {
   });
 
   it('asks inZone about motionZones only', () => {
-    const inZone = (_row: FilterRow, zoneId: string) => zoneId === 'yes';
+    const inZone = (_row: FilterSubject, zoneId: string) => zoneId === 'yes';
     const check = (text: string) => evaluateFilter(parseFilter(text), inProgress, { inZone });
     expect(check('contains(motionZones, "yes")')).toBe(true);
     expect(check('contains_any(motionZones, ["no", "yes"])')).toBe(true);

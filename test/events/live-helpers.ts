@@ -1,6 +1,7 @@
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { print } from 'graphql';
 import { createClient, type Client } from 'graphql-ws';
+import { vi } from 'vitest';
 import WebSocket from 'ws';
 import { graphql } from '../generated/index.ts';
 import type { TestApp } from '../helpers/app.ts';
@@ -123,13 +124,14 @@ export function subscribe<T, V>(
 export const accessoryEvent = (d: { accessoryEvents: Received }) => d.accessoryEvents;
 export const accountEvent = (d: { accountEvents: Received }) => d.accountEvents;
 
-/** Polls until `check` holds; fails with `what` after `ms`. */
+/** Waits (vitest's `vi.waitFor`) until `check` holds; fails naming `what` after `ms`. */
 export async function waitFor(check: () => boolean, what: string, ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  await vi.waitFor(
+    () => {
+      if (!check()) throw new Error(`timed out waiting for ${what}`);
+    },
+    { timeout: ms, interval: 10 },
+  );
 }
 
 /** Creates `count` activities on the accessory (each finishes the previous one). */

@@ -217,8 +217,9 @@ describe.each(matrix)('live events on %s with the %s pub/sub', (backend, bus) =>
     expect(garbage.errors).toMatchObject([
       { extensions: { code: 'INVALID_ARGUMENT', details: { field: 'after' } } },
     ]);
-    // The log forgets events past its retention (24 h): pretend a day and a half went by.
-    const later = new Date(Date.now() + 36 * 3_600_000);
+    // The log forgets a day's events once they are all past its retention (24 h): pretend two
+    // days went by.
+    const later = new Date(Date.now() + 48 * 3_600_000);
     expect(await purgeEventLog(t.app.services.db, 24, later)).toBeGreaterThan(0);
     const tooOld = watch(c.client, s.accessoryId, old);
     await tooOld.ended;

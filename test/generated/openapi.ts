@@ -69,6 +69,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/ingest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Ingest many changes across accessories in order, one result per item (JSON array or NDJSON); Idempotency-Key replays the first answer */
+        post: operations["ingestBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/accessories/{accessoryId}/zones": {
         parameters: {
             query?: never;
@@ -101,6 +118,23 @@ export interface paths {
         post?: never;
         /** Removes the calling client's registration; what is still queued for it is dropped */
         delete: operations["unregisterNotifications"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/accounts/{accountId}/notifications/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Enables the calling client's disabled registration again */
+        post: operations["enableNotifications"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -558,6 +592,64 @@ export interface components {
             /** @description null without any media */
             media: components["schemas"]["ActivityMedia"] | null;
         };
+        IngestBatchResults: {
+            /** @description One per item, in order */
+            results: components["schemas"]["IngestResult"][];
+        };
+        IngestResult: {
+            /** @constant */
+            ok: true;
+            accessoryId: components["schemas"]["Uuid"];
+            /** @description The activity created or changed; absent for reportMotion */
+            activityId?: string;
+        } | {
+            /** @constant */
+            ok: false;
+            error: {
+                code: string;
+                message: string;
+                details: {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        IngestItem: {
+            /** @constant */
+            op: "createActivity";
+            accessoryId: components["schemas"]["Uuid"];
+            input?: {
+                startTime?: components["schemas"]["Timestamp"];
+                relevanceLevel?: number;
+                motionZones?: string[];
+                objectLocations?: number[];
+                createdAt?: components["schemas"]["Timestamp"];
+            };
+        } | {
+            /** @constant */
+            op: "updateActivity";
+            accessoryId: components["schemas"]["Uuid"];
+            activityId: string;
+            input: {
+                startTime?: components["schemas"]["Timestamp"];
+                relevanceLevel?: number;
+                motionZones?: string[];
+                objectLocations?: number[];
+            };
+        } | {
+            /** @constant */
+            op: "finishActivity";
+            accessoryId: components["schemas"]["Uuid"];
+            activityId: string;
+            endTime: components["schemas"]["Timestamp"];
+        } | {
+            /** @constant */
+            op: "reportMotion";
+            accessoryId: components["schemas"]["Uuid"];
+            /** @enum {string} */
+            state: "started" | "ended";
+            at?: components["schemas"]["Timestamp"];
+            motionZones?: string[];
+        };
         AccessoryZones: {
             zones: components["schemas"]["Zone"][];
             /** @description When the zones were last saved; null before the first save */
@@ -589,10 +681,22 @@ export interface components {
             /** @description The OAuth client the registration belongs to */
             clientId: string;
             url: string;
-            eventTypes: ("activity_created" | "activity_updated" | "activity_finished" | "motion_started" | "motion_ended" | "account_deleted")[];
+            eventTypes: ("activity_created" | "activity_updated" | "activity_finished" | "activity_media_ready" | "motion_started" | "motion_ended" | "account_deleted")[];
             userData: {
                 [key: string]: unknown;
             } | null;
+            /** @description The filter as registered; null: none */
+            filter: string | null;
+            maxPerSecond: number | null;
+            /**
+             * @description disabled: the receiver failed every attempt for WEBHOOK_DISABLE_AFTER_HOURS; nothing is sent until it is registered again or enabled
+             * @enum {string}
+             */
+            state: "active" | "disabled";
+            /** @description Since when every attempt failed; null: the last attempt succeeded, or none yet */
+            failingSince: components["schemas"]["Timestamp"] | null;
+            disabledAt: components["schemas"]["Timestamp"] | null;
+            disabledReason: string | null;
             createdAt: components["schemas"]["Timestamp"];
             updatedAt: components["schemas"]["Timestamp"];
         };
@@ -605,12 +709,18 @@ export interface components {
             /** @description The HMAC key of the signatures; never returned */
             authKey: string;
             /** @description motion_* require notifications_motion; account_deleted is always sent */
-            eventTypes: ("activity_created" | "activity_updated" | "activity_finished" | "motion_started" | "motion_ended" | "account_deleted")[];
+            eventTypes: ("activity_created" | "activity_updated" | "activity_finished" | "activity_media_ready" | "motion_started" | "motion_ended" | "account_deleted")[];
             /** @description Echoed in every notification; a JSON object of at most 4096 bytes; null or left out: none */
             userData?: {
                 [key: string]: unknown;
             } | null;
+            /** @description Only events matching it are sent: the filter language of listing plus accessoryId, evaluated against the activity of activity_* events and the accessoryId and motionZones of motion_* events; account_deleted always passes. null or left out: every event of the types */
+            filter?: string | null;
+            /** @description At most this many notifications per second start towards the receiver; the rest wait (none is dropped for it); null or left out: no limit */
+            maxPerSecond?: number | null;
         };
+        /** @description Nothing: `{}` or an empty body */
+        EnableNotificationsInput: Record<string, never>;
         MediaUpload: {
             accessoryId: components["schemas"]["Uuid"];
             activityId: string;
@@ -847,6 +957,37 @@ export interface operations {
             default: components["responses"]["Error"];
         };
     };
+    ingestBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": (components["schemas"]["IngestItem"] | unknown)[];
+                "application/x-ndjson": components["schemas"]["IngestItem"] | unknown;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IngestBatchResults"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            default: components["responses"]["Error"];
+        };
+    };
     getZones: {
         parameters: {
             query?: never;
@@ -994,6 +1135,40 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    enableNotifications: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The caller's own account id, or `self` */
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EnableNotificationsInput"];
+            };
+        };
+        responses: {
+            /** @description The calling client's receiver on the account; the authKey is never returned */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationRegistration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             default: components["responses"]["Error"];
         };
     };

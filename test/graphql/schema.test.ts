@@ -41,8 +41,9 @@ describe('committed GraphQL artifacts', () => {
       'notificationRegistration(accountId: ID!): NotificationRegistration',
       'notificationDeliveries(accountId: ID!, after: String',
       'saveZones(accessoryId: ID!, zones: [ZoneInput!]!): AccessoryZones!',
-      'accessoryEvents(accessoryId: ID!, after: String): LiveEvent!',
-      'accountEvents(accountId: ID!, after: String, eventTypes: [EventType!]): LiveEvent!',
+      // The contract's arguments, and the filter of issue 15.
+      'accessoryEvents(accessoryId: ID!, after: String, filter: String): LiveEvent!',
+      'accountEvents(accountId: ID!, after: String, eventTypes: [EventType!], filter: String): LiveEvent!',
       'media: ActivityMedia',
     ]) {
       expect(printed).toContain(fragment);

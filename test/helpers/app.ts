@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { buildApp, type App } from '../../src/app.ts';
+import { buildApp, type App, type AppOptions } from '../../src/app.ts';
 import { signDevToken } from '../../src/accounts/auth.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
@@ -53,12 +53,15 @@ export interface TestApp {
 
 /**
  * Starts the whole service on a loopback port, on its own fresh database. `adjust` changes the
- * loaded configuration where no variable can (e.g. an instance without ffmpeg).
+ * loaded configuration where no variable can (e.g. an instance without ffmpeg); `options` are
+ * handed to `buildApp` (e.g. a route to the embedded database through a TCP proxy, or a fake
+ * clock that lets hours pass for receiver health).
  */
 export async function startApp(
   backend: Backend,
   env: Record<string, string> = {},
   adjust: (config: Config) => void = () => {},
+  options: Pick<AppOptions, 'routeEmbedded' | 'clock'> = {},
 ): Promise<TestApp> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'clipgate-test-'));
   // `env.DATABASE_URL` shares an existing database (e.g. a second instance on another app's
@@ -71,6 +74,9 @@ export async function startApp(
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     // Suites drive many requests from one token; the rate-limit tests set their own budgets.
     RATE_LIMIT_RPS: '0',
+    // A loaded test machine stalls for longer than OVERLOAD_LAG_MS now and then; a shed request
+    // would fail an unrelated test. test/limits/overload.test.ts sets its own.
+    OVERLOAD_LAG_MS: '0',
     ...(pgdb && { DATABASE_URL: pgdb.url }),
     ...env,
   });
@@ -78,6 +84,7 @@ export async function startApp(
   const app = await buildApp(config, {
     logger: createLogger(config.logLevel),
     embeddedDir: 'memory://',
+    ...options,
   });
   await app.listen();
   return {

@@ -22,6 +22,11 @@ describe.each(backends)('operations on %s', (backend) => {
     expect(text).toMatch(
       /clipgate_http_requests_total\{method="GET",route="\/readyz",status="200"\} 1/,
     );
+    // Answered without waiting for anything, and still counted under its route.
+    expect(text).toMatch(
+      /clipgate_http_requests_total\{method="GET",route="\/healthz",status="200"\} 1/,
+    );
+    expect(text).not.toContain('route="unmatched"');
     expect(text).toContain('clipgate_http_request_duration_seconds_bucket');
   });
 

@@ -157,4 +157,31 @@ describe.each(backends)('GraphQL operation limits on %s', (backend) => {
     const metrics = await (await fetch(`${t.url}/metrics`)).text();
     expect(metrics).toMatch(/clipgate_refusals_total\{reason="too_costly"\} [1-9]/);
   });
+
+  it('applies the body limit to a body sent in chunks, without a Content-Length', async () => {
+    const chunked = (text: string) =>
+      fetch(`${t.url}/graphql`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${reader}`, 'content-type': 'application/json' },
+        body: new ReadableStream({
+          start(controller) {
+            for (let i = 0; i < text.length; i += 8192) {
+              controller.enqueue(new TextEncoder().encode(text.slice(i, i + 8192)));
+            }
+            controller.close();
+          },
+        }),
+        duplex: 'half',
+      } as RequestInit);
+    const filler = ' '.repeat(70 * 1024);
+    const refused = await chunked(`${filler}{"query": "{ viewer { clientId } }"}`);
+    expect(refused.status).toBe(413);
+    expect(
+      ((await refused.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!
+        .extensions.code,
+    ).toBe('PAYLOAD_TOO_LARGE');
+    const answered = await chunked(`${' '.repeat(20_000)}{"query": "{ viewer { clientId } }"}`);
+    expect(answered.status).toBe(200);
+    expect(await answered.json()).toEqual({ data: { viewer: { clientId: 'client-1' } } });
+  });
 });

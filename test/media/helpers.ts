@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import S3rver from 's3rver';
-import { expect } from 'vitest';
+import { expect, vi } from 'vitest';
 import { requireTool } from '../../src/media/ffmpeg.ts';
 import type { TestApp } from '../helpers/app.ts';
 
@@ -156,11 +156,12 @@ export async function waitFor<T>(
   probe: () => Promise<T | undefined | null | false>,
   timeoutMs = 30_000,
 ): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  return vi.waitFor(
+    async () => {
+      const value = await probe();
+      if (!value) throw new Error(`timed out waiting for ${what}`);
+      return value;
+    },
+    { timeout: timeoutMs, interval: 100 },
+  );
 }

@@ -152,7 +152,16 @@ describe.each(backends)('notification delivery on %s', (backend) => {
       });
     }
     const finishedReceipt = s.rx.byId(events[2]!.id)[0]!;
-    expect(finishedReceipt.body.eventData).toEqual(finished);
+    // Plus the order of the activity's changes: sequence from 1, and when each was written.
+    expect(finishedReceipt.body.eventData).toEqual({
+      ...finished,
+      sequence: 3,
+      occurredAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+    });
+    const payloads = events.map((e) => s.rx.byId(e.id)[0]!.body.eventData);
+    expect(payloads.map((data) => data.sequence)).toEqual([1, 2, 3]);
+    const times = payloads.map((data) => Date.parse(String(data.occurredAt)));
+    expect(times).toEqual([...times].sort((x, y) => x - y));
     expect(s.rx.byId(events[1]!.id)[0]!.body.eventData).toMatchObject({
       activityId,
       accessoryId: s.accessoryId,
@@ -400,6 +409,30 @@ describe.each(backends)('notification delivery on %s', (backend) => {
     // Nothing more is sent to it: new events queue nothing.
     await ok(t, s.ingest, CreateActivity, { accessoryId: s.accessoryId, input: {} });
     expect(await queuedDeliveries(t, s.accountId)).toHaveLength(20);
+  });
+
+  it('sends to a receiver registered again right after its 410', async () => {
+    const s = await setup({
+      eventTypes: ['activity_created'],
+      respond: (_r, res, count) => void res.writeHead(count === 1 ? 410 : 204).end(),
+    });
+    await ok(t, s.ingest, CreateActivity, { accessoryId: s.accessoryId, input: {} });
+    await expect
+      .poll(
+        async () => (await rest(t.url, s.token, 'GET', '/api/accounts/self/notifications')).status,
+      )
+      .toBe(404);
+
+    await register(t, s.token, {
+      url: s.rx.url,
+      authKey: s.authKey,
+      eventTypes: ['activity_created'],
+    });
+    await ok(t, s.ingest, CreateActivity, { accessoryId: s.accessoryId, input: {} });
+    // Well within the minute the instance remembers the 410 for.
+    await s.rx.waitFor(() => s.rx.receipts.length === 2, 'the delivery to the new registration');
+    expect(s.rx.receipts.map((r) => r.standard)).toEqual([true, true]);
+    expect(s.rx.receipts[0]!.webhookId).not.toBe(s.rx.receipts[1]!.webhookId);
   });
 
   it('cuts a receiver that never answers at the budget, while another receiver stays fast', async () => {

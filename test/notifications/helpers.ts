@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { verifyNotification } from '../../src/notifications/receiver.ts';
 import { graphql } from '../generated/index.ts';
 import type { TestApp } from '../helpers/app.ts';
+import { vi } from 'vitest';
 import { rest } from '../helpers/client.ts';
 
 /** One notification as a receiver got it, with both signatures checked as a receiver does. */
@@ -61,15 +62,15 @@ export async function startReceiver(
     connections: 0,
     respond,
     byId: (id) => receiver.receipts.filter((r) => r.webhookId === id),
-    waitFor: async (predicate, what, timeoutMs = 15_000) => {
-      const until = Date.now() + timeoutMs;
-      while (!predicate()) {
-        if (Date.now() > until) {
-          throw new Error(`timed out waiting for ${what} (${receiver.receipts.length} receipts)`);
-        }
-        await sleep(10);
-      }
-    },
+    waitFor: (predicate, what, timeoutMs = 15_000) =>
+      vi.waitFor(
+        () => {
+          if (!predicate()) {
+            throw new Error(`timed out waiting for ${what} (${receiver.receipts.length} receipts)`);
+          }
+        },
+        { timeout: timeoutMs, interval: 10 },
+      ),
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
@@ -123,7 +124,14 @@ export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve
 export async function register(
   t: TestApp,
   token: string,
-  body: { url: string; authKey: string; eventTypes: string[]; userData?: unknown },
+  body: {
+    url: string;
+    authKey: string;
+    eventTypes: string[];
+    userData?: unknown;
+    filter?: string;
+    maxPerSecond?: number;
+  },
 ): Promise<any> {
   const res = await rest(t.url, token, 'PUT', '/api/accounts/self/notifications', body);
   if (res.status !== 200) throw new Error(`register: ${res.status} ${JSON.stringify(res.body)}`);
@@ -152,6 +160,7 @@ export const RegisterNotifications = graphql(`
       url
       eventTypes
       userData
+      filter
       createdAt
       updatedAt
     }
@@ -172,6 +181,7 @@ export const NotificationRegistration = graphql(`
       url
       eventTypes
       userData
+      filter
     }
   }
 `);

@@ -47,7 +47,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('graceful shutdown', () => {
       const { rows } = await client.query(
         `SELECT d.state, d.lease_until, count(a.id)::int AS attempts, max(a.status) AS status
            FROM deliveries d LEFT JOIN delivery_attempts a ON a.delivery_id = d.id
-          GROUP BY d.id`,
+          GROUP BY d.id, d.created_at`,
       );
       await client.end();
       expect(rows).toEqual([{ state: 'delivered', lease_until: null, attempts: 1, status: 204 }]);

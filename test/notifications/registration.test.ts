@@ -48,6 +48,12 @@ describe.each(backends)('notification registration on %s', (backend) => {
       url: valid.url,
       eventTypes: valid.eventTypes,
       userData: valid.userData,
+      filter: null,
+      maxPerSecond: null,
+      state: 'active',
+      failingSince: null,
+      disabledAt: null,
+      disabledReason: null,
       createdAt: expect.stringMatching(/Z$/),
       updatedAt: expect.stringMatching(/Z$/),
     });
@@ -141,6 +147,11 @@ describe.each(backends)('notification registration on %s', (backend) => {
     ['userData', { userData: [1, 2] }, /object/],
     ['userData', { userData: 'text' }, /object/],
     ['userData', { userData: { blob: 'x'.repeat(4100) } }, /4096/],
+    ['filter', { filter: 'relevanceLevel >> 2' }, /at position 16/],
+    ['filter', { filter: 'relevanceLevel >= "2"' }, /relevanceLevel is a number.*at position 18/],
+    ['filter', { filter: 'accessoryId = "cam-1"' }, /accessoryId is a UUID v4 string/],
+    ['filter', { filter: '' }, /at position 0/],
+    ['filter', { filter: 7 }, /string/],
     ['colour', { colour: 'blue' }, /unknown field/],
   ])('400 naming %s for %j', async (field, change, message) => {
     const res = await rest(t.url, token, 'PUT', PATH, { ...valid, ...change });
@@ -197,6 +208,25 @@ describe.each(backends)('notification registration on %s', (backend) => {
     const noAccount = await t.token(['notifications'], 'nobody-yet', 'reg-client');
     expect((await rest(t.url, noAccount, 'PUT', PATH, valid)).status).toBe(404);
     expect((await rest(t.url, undefined, 'GET', PATH)).status).toBe(401);
+  });
+
+  it('stores a filter as written and returns it; PUT without one removes it', async () => {
+    const filter = 'relevanceLevel >= 2 AND contains_any(motionZones, ["z1"])';
+    const put = await rest(t.url, token, 'PUT', PATH, { ...valid, filter });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    expect(put.body.filter).toBe(filter);
+    expect((await rest(t.url, token, 'GET', PATH)).body.filter).toBe(filter);
+    const viaGraphql = await gql(t.url, token, NotificationRegistration, { accountId });
+    expect(viaGraphql.data?.notificationRegistration?.filter).toBe(filter);
+    expect((await rest(t.url, token, 'PUT', PATH, valid)).body.filter).toBeNull();
+    const bad = await gql(t.url, token, RegisterNotifications, {
+      input: { accountId, ...valid, eventTypes: valid.eventTypes as EventType[], filter: 'NOT' },
+    });
+    expect(bad.errors?.[0]?.extensions).toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      details: { field: 'filter', position: 3 },
+    });
+    expect((await rest(t.url, token, 'DELETE', PATH)).status).toBe(204);
   });
 
   it('registers, reads and unregisters over GraphQL with the same rules', async () => {

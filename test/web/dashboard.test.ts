@@ -228,11 +228,48 @@ describe.skipIf(!hasChromium && !process.env.CI)('dashboard in Chromium', () => 
     expect(vertices[2].y).toBeCloseTo(0.5, 1);
     // The notifications panel answers for this client (none registered).
     await page.getByText('No receiver registered for this client.').waitFor();
+    // A registration shows with its filter.
+    const filter = 'relevanceLevel >= 2 AND contains(motionZones, "z1")';
+    const notifier = await t.token(['notifications']); // the page's subject and client
+    const registered = await rest(t.url, notifier, 'PUT', '/api/accounts/self/notifications', {
+      url: 'https://receiver.example.com/hooks',
+      authKey: 'a-receiver-key-of-enough-length',
+      eventTypes: ['account_deleted'],
+      filter,
+    });
+    expect(registered.status).toBe(200);
+    await page.locator('#notif-refresh').click();
+    await page.locator('#notif-body code.filter', { hasText: filter }).waitFor();
 
     // The frame with the saved zone over the clip, for the record.
     await page.locator('.detail').evaluate((el) => (el.scrollTop = 0));
     await fs.mkdir(path.join(root, 'test/artifacts'), { recursive: true });
     await page.screenshot({ path: path.join(root, 'test/artifacts/dashboard.png') });
+    expect(pageErrors).toEqual([]);
+  }, 60_000);
+
+  it("shows the receiver's health and enables a disabled one", async () => {
+    const token = await t.token(['notifications']);
+    const registered = await rest(t.url, token, 'PUT', '/api/accounts/self/notifications', {
+      url: 'https://hooks.example.com/clipgate',
+      authKey: 'dashboard-receiver-key-0123',
+      eventTypes: ['activity_created'],
+      maxPerSecond: 5,
+    });
+    expect(registered.status).toBe(200);
+    // Disabled as 72 hours of failures would leave it (the receiver test covers how).
+    await t.app.services.db.pool.query(
+      `UPDATE notification_registrations
+          SET disabled_at = now(), disabled_reason = 'every attempt failed for 72 hours'`,
+    );
+    await page.getByRole('button', { name: 'Refresh delivery log' }).click();
+    const health = page.locator('#receiver-health');
+    await health.getByText('disabled').waitFor();
+    expect(await health.textContent()).toContain('every attempt failed for 72 hours');
+    expect(await health.textContent()).toContain('at most 5 per second');
+    await health.getByRole('button', { name: 'Enable' }).click();
+    await health.getByText('healthy').waitFor();
+    expect(await health.textContent()).toMatch(/^Health: active/);
     expect(pageErrors).toEqual([]);
   }, 60_000);
 });

@@ -83,6 +83,7 @@ describe('zone membership in SQL and in the reference evaluation', () => {
       { numRuns: 200, seed: 1121 },
     )
     .map((row, i) => ({
+      accessoryId: '0b8e6a3c-1f2d-4c5e-8a7b-9c0d1e2f3a4b',
       ...row,
       activityId: activityIdFromDate(new Date(Date.UTC(2026, 10, 21) + i * 1000)),
       endTime: null,
@@ -159,6 +160,7 @@ describe('zone membership in SQL and in the reference evaluation', () => {
     const inZone = zoneMembershipEvaluate(index)!;
     const row = (ms: number, motionZones: string[], objectLocations: number[]): FilterRow => ({
       activityId: '',
+      accessoryId: '0b8e6a3c-1f2d-4c5e-8a7b-9c0d1e2f3a4b',
       startTime: new Date(LAST_MODIFIED.getTime() + ms),
       endTime: null,
       playbackDuration: null,

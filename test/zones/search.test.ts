@@ -388,7 +388,11 @@ describe.each(backends)('zone-aware search on %s', (backend) => {
             .filter(
               (row) =>
                 !node ||
-                evaluateFilter(node, { ...row, endTime: null, playbackDuration: null }, { inZone }),
+                evaluateFilter(
+                  node,
+                  { ...row, accessoryId, endTime: null, playbackDuration: null },
+                  { inZone },
+                ),
             )
             .map((row) => row.activityId)
             .reverse();
@@ -411,7 +415,11 @@ describe.each(backends)('zone-aware search on %s', (backend) => {
           const expected = rows
             .filter((row) =>
               [left!, right!].every((node) =>
-                evaluateFilter(node, { ...row, endTime: null, playbackDuration: null }, { inZone }),
+                evaluateFilter(
+                  node,
+                  { ...row, accessoryId, endTime: null, playbackDuration: null },
+                  { inZone },
+                ),
               ),
             )
             .map((row) => row.activityId)

@@ -1,6 +1,6 @@
 import { print } from 'graphql';
 import { createClient } from 'graphql-ws';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { eventTypes, isEventType, type StoredEvent } from '../../src/events/types.ts';
 import { coveredCells, rectangle } from '../../src/zones/geometry.ts';
@@ -353,14 +353,14 @@ describe.each(backends)('zones on %s', (backend) => {
         complete: () => {},
       },
     );
-    const until = async (check: () => boolean) => {
-      const deadline = Date.now() + 10_000;
-      while (!check() && errors.length === 0 && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      expect(errors).toEqual([]);
-      expect(check()).toBe(true);
-    };
+    const until = (check: () => boolean) =>
+      vi.waitFor(
+        () => {
+          expect(errors).toEqual([]);
+          expect(check()).toBe(true);
+        },
+        { timeout: 10_000, interval: 20 },
+      );
     try {
       const isSave = (body: any) => (e: { eventType: string; eventData: any }) =>
         e.eventType === 'zones_saved' && e.eventData.lastModified === body.lastModified;

@@ -144,7 +144,12 @@ export const Notifications = graphql(`
     notificationRegistration(accountId: $accountId) {
       url
       eventTypes
+      filter
       updatedAt
+      maxPerSecond
+      state
+      failingSince
+      disabledReason
     }
     notificationDeliveries(accountId: $accountId, first: 20) {
       edges {
@@ -165,6 +170,14 @@ export const Notifications = graphql(`
           }
         }
       }
+    }
+  }
+`);
+
+export const EnableReceiver = graphql(`
+  mutation DashEnableReceiver($accountId: ID!) {
+    enableNotifications(accountId: $accountId) {
+      state
     }
   }
 `);

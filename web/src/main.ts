@@ -10,6 +10,7 @@ import {
   AccessoryEvents,
   Activities,
   ExportUrl,
+  EnableReceiver,
   Notifications,
   OneActivity,
   Redeliver,
@@ -550,6 +551,40 @@ function onEvent(accessoryId: string, event: LiveEvent): void {
 
 const redeliverable = new Set(['discarded', 'gone', 'dropped']);
 
+/** The receiver's health: its state (with why and since when), its rate limit, and Enable. */
+function receiverHealth(reg: {
+  state: string;
+  maxPerSecond?: number | null;
+  failingSince?: string | null;
+  disabledReason?: string | null;
+}): HTMLElement {
+  const parts = [
+    h('strong', { class: `receiver-state ${reg.state}`, text: reg.state }),
+    reg.state === 'disabled'
+      ? ` – ${reg.disabledReason ?? ''}`
+      : reg.failingSince
+        ? ` – failing since ${formatTime(reg.failingSince)}`
+        : ' – healthy',
+    `; ${reg.maxPerSecond ? `at most ${reg.maxPerSecond} per second` : 'no rate limit'}`,
+  ];
+  const line = h('p', { id: 'receiver-health' }, 'Health: ', ...parts);
+  if (reg.state === 'disabled') {
+    const button = h('button', { type: 'button', text: 'Enable' });
+    button.addEventListener('click', async () => {
+      button.disabled = true;
+      try {
+        await request(EnableReceiver, { accountId: state.accountId! });
+        await loadNotifications();
+      } catch (err) {
+        showError(`Enable: ${describe(err)}`);
+        button.disabled = false;
+      }
+    });
+    line.append(' ', button);
+  }
+  return line;
+}
+
 async function loadNotifications(): Promise<void> {
   const body = $<HTMLDivElement>('notif-body');
   if (!state.accountId) {
@@ -563,11 +598,18 @@ async function loadNotifications(): Promise<void> {
     const deliveries = notificationDeliveries?.edges.map((e) => e.node) ?? [];
     const registration = reg
       ? h(
-          'p',
-          {},
-          'Receiver ',
-          h('code', { text: reg.url }),
-          ` for ${reg.eventTypes.join(', ')} (updated ${formatTime(reg.updatedAt)})`,
+          'div',
+          { class: 'receiver' },
+          h(
+            'p',
+            {},
+            'Receiver ',
+            h('code', { text: reg.url }),
+            ` for ${reg.eventTypes.join(', ')}`,
+            ...(reg.filter ? [' where ', h('code', { class: 'filter', text: reg.filter })] : []),
+            ` (updated ${formatTime(reg.updatedAt)})`,
+          ),
+          receiverHealth(reg),
         )
       : h('p', { class: 'hint', text: 'No receiver registered for this client.' });
     const table = h(

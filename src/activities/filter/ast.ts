@@ -1,6 +1,7 @@
 /** The attributes a filter can test. */
 export type FilterAttribute =
   | 'activityId'
+  | 'accessoryId'
   | 'startTime'
   | 'endTime'
   | 'playbackDuration'
@@ -13,13 +14,14 @@ export type ScalarAttribute = Exclude<FilterAttribute, ListAttribute>;
 
 /**
  * What an attribute's values (a list attribute's elements) are, which decides the literals it
- * accepts: `activityId` (a YYYYMMDDTHHMMSSZ string), `timestamp`, `number`, `zone` (a zone-id
+ * accepts: `activityId` (a YYYYMMDDTHHMMSSZ string), `uuid` (an accessory id), `timestamp`, `number`, `zone` (a zone-id
  * string) or `cell` (an integer 0..127).
  */
-export type AttributeKind = 'activityId' | 'timestamp' | 'number' | 'zone' | 'cell';
+export type AttributeKind = 'activityId' | 'uuid' | 'timestamp' | 'number' | 'zone' | 'cell';
 
 export const attributeKinds = {
   activityId: 'activityId',
+  accessoryId: 'uuid',
   startTime: 'timestamp',
   endTime: 'timestamp',
   playbackDuration: 'number',
@@ -35,7 +37,7 @@ export const isListAttribute = (attribute: FilterAttribute): attribute is ListAt
 
 /**
  * A checked literal. Numbers are finite (never -0); timestamps are canonical UTC ISO strings with
- * milliseconds (`2026-11-01T00:00:00.000Z`); everything else is the value as written.
+ * milliseconds (`2026-11-01T00:00:00.000Z`); uuids are lower case; everything else is the value as written.
  */
 export type Literal = string | number;
 

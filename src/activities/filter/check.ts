@@ -1,3 +1,4 @@
+import { isUuid } from '../../ids.ts';
 import { isActivityId } from '../ids.ts';
 import type { AttributeKind, Literal } from './ast.ts';
 import { excerpt, filterError } from './lexer.ts';
@@ -16,6 +17,11 @@ const literalKinds: Record<
   activityId: {
     description: 'is a string of the form YYYYMMDDTHHMMSSZ (a real UTC date and time)',
     check: (value) => (isActivityId(value) ? value : undefined),
+  },
+  uuid: {
+    description: 'is a UUID v4 string, such as "0b8e6a3c-1f2d-4c5e-8a7b-9c0d1e2f3a4b"',
+    check: (value) =>
+      typeof value === 'string' && isUuid(value.toLowerCase()) ? value.toLowerCase() : undefined,
   },
   timestamp: {
     description:

@@ -1,20 +1,32 @@
 import { attributeKinds } from './ast.ts';
 import type { ComparisonOperator, FilterNode, ListAttribute, Literal, Operand } from './ast.ts';
 
-/** An activity as the filter sees it. */
-export interface FilterRow {
-  activityId: string;
-  startTime: Date;
+/**
+ * What a filter can be evaluated against: an activity (FilterRow), or an event that only has
+ * some of an activity's attributes (a motion event: no activity, so null scalars and no object
+ * locations). A null attribute is absent: comparisons with it are false.
+ */
+export interface FilterSubject {
+  activityId: string | null;
+  accessoryId: string;
+  startTime: Date | null;
   endTime: Date | null;
   playbackDuration: number | null;
-  relevanceLevel: number;
+  relevanceLevel: number | null;
   motionZones: string[];
   objectLocations: number[];
 }
 
+/** An activity as the filter sees it. */
+export interface FilterRow extends FilterSubject {
+  activityId: string;
+  startTime: Date;
+  relevanceLevel: number;
+}
+
 export interface EvaluateOptions {
   /** Decides zone membership for contains* on motionZones, mirroring CompileOptions.zoneMembership. */
-  inZone?: (row: FilterRow, zoneId: string) => boolean;
+  inZone?: (row: FilterSubject, zoneId: string) => boolean;
 }
 
 const compare = (a: Literal, operator: ComparisonOperator, b: Literal): boolean => {
@@ -37,7 +49,7 @@ const compare = (a: Literal, operator: ComparisonOperator, b: Literal): boolean 
 /** The reference semantics of a filter (see index.ts), which compileFilter reproduces in SQL. */
 export function evaluateFilter(
   node: FilterNode,
-  row: FilterRow,
+  row: FilterSubject,
   options: EvaluateOptions = {},
 ): boolean {
   /** The operand's value, timestamps as epoch milliseconds; null for a null attribute. */

@@ -16,6 +16,8 @@
  *
  * Attributes and the literals they accept:
  * - activityId: a string `YYYYMMDDTHHMMSSZ` naming a real UTC second; ordered as strings.
+ * - accessoryId: a UUID v4 string, any case (compared lower case, ordered as the database orders
+ *   uuids, which is the order of their lower-case text).
  * - startTime, endTime: ISO 8601 strings with seconds, a zone (`Z` or `±HH:MM`) and at most
  *   millisecond precision, in years 1..9999 UTC; compared as instants. endTime is null while the
  *   activity is in progress.
@@ -40,7 +42,7 @@ export type {
   ScalarAttribute,
 } from './ast.ts';
 export { evaluateFilter } from './evaluate.ts';
-export type { EvaluateOptions, FilterRow } from './evaluate.ts';
+export type { EvaluateOptions, FilterRow, FilterSubject } from './evaluate.ts';
 export { MAX_DEPTH, MAX_FILTER_LENGTH, MAX_LIST_ITEMS, parseFilter } from './parser.ts';
 export { printFilter } from './print.ts';
 export { compileFilter } from './sql.ts';

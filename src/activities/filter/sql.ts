@@ -21,6 +21,7 @@ export interface CompileOptions {
 /** The columns of the `activities` table; overrides must have the same types. */
 const defaultColumns: Record<FilterAttribute, string> = {
   activityId: 'activity_id',
+  accessoryId: 'accessory_id',
   startTime: 'start_time',
   endTime: 'end_time',
   playbackDuration: 'playback_duration',
@@ -32,6 +33,7 @@ const defaultColumns: Record<FilterAttribute, string> = {
 /** The SQL type literals are bound as (list attributes: their element type). */
 const sqlTypes: Record<AttributeKind, string> = {
   activityId: 'text',
+  uuid: 'uuid',
   timestamp: 'timestamptz',
   number: 'numeric',
   zone: 'text',

@@ -1,7 +1,7 @@
 import { AppError, invalidArgument } from '../../errors.ts';
 import type { StoredEvent } from '../types.ts';
 import type { EventLogReader, LiveBus, LiveObserver, LiveSink } from './ports.ts';
-import { streamTopic, topicMessages, type Stream } from './stream.ts';
+import { streamTopic, topicMessages, type LiveEvent, type Stream } from './stream.ts';
 import { Subscriber, type LiveSubscription } from './subscription.ts';
 import { Topic } from './topic.ts';
 
@@ -21,6 +21,11 @@ export interface SubscribeOptions {
   stream: Stream;
   after?: string;
   eventTypes?: readonly string[];
+  /**
+   * A filter on the events of those types (src/events/filter.ts): called with every event of
+   * the stream, in id order, whatever its type; only those it accepts are streamed.
+   */
+  accepts?: (event: LiveEvent) => boolean;
   /** The connection it streams over (back-pressure, cutting a slow consumer). */
   sink: LiveSink;
   /** Called once when the subscription ends, however it ends. */
@@ -107,6 +112,7 @@ export class LiveEvents {
       stream,
       after,
       eventTypes,
+      accepts: options.accepts,
       sink: options.sink,
       bufferEvents,
       readLog: (from) => log.read(stream, { after: from, eventTypes, limit: pageSize }),

@@ -23,6 +23,8 @@ export interface SubscriberOptions {
   /** Replays the log after this id first. */
   after: string | undefined;
   eventTypes: ReadonlySet<string> | undefined;
+  /** Sees every event of the stream in id order (replayed or live); false: not streamed. */
+  accepts: ((event: LiveEvent) => boolean) | undefined;
   sink: LiveSink;
   /** Events that may wait before the subscriber is cut. */
   bufferEvents: number;
@@ -104,7 +106,9 @@ export class Subscriber implements LiveSubscription {
   /** Takes the next event of the stream (in id order) from the topic. */
   deliver(event: LiveEvent): void {
     if (this.#done || this.#ending) return;
-    const { eventTypes, bufferEvents, sink } = this.#options;
+    const { eventTypes, accepts, bufferEvents, sink } = this.#options;
+    // The filter first: it follows the stream's zones_saved events even when they are not wanted.
+    if (accepts && !accepts(event)) return;
     if (eventTypes && !eventTypes.has(event.eventType)) return;
     const waiter = this.#waiter;
     if (waiter && this.#queue.length === 0 && this.#replayAfter === undefined) {
@@ -167,7 +171,8 @@ export class Subscriber implements LiveSubscription {
     const after = this.#replayAfter!;
     const rows = await this.#options.readLog(after);
     if (this.#done || this.#replayAfter !== after) return;
-    this.#replay = rows;
+    const { accepts } = this.#options;
+    this.#replay = accepts ? rows.filter(accepts) : rows;
     this.#replayAfter = rows.length < this.#options.pageSize ? undefined : rows.at(-1)!.eventId;
   }
 

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Clock } from '../../clock.ts';
 import type { WebhookConfig } from '../../config.ts';
 import type { EventSignal } from '../../events/outbox.ts';
 import type { Metrics, WebhookQueueStats } from '../../http/metrics.ts';
@@ -6,6 +8,7 @@ import type { Logger } from '../../logger.ts';
 import type { Database } from '../../storage/database.ts';
 import type { SecretBox } from '../secrets.ts';
 import { attemptMaxMs, createSender, type Sender } from '../sender.ts';
+import { ReceiverHealth } from './health.ts';
 import type { AttemptResult } from './policy.ts';
 import { OutcomeRecorder } from './recorder.ts';
 import { GoneReceivers, PREFETCH_MAX_AGE_MS, Slots } from './slots.ts';
@@ -19,6 +22,7 @@ import {
   type Queryable,
 } from './sql.ts';
 import { call, handle, prepare, record, type StageContext } from './stages.ts';
+import { ReceiverThrottle } from './throttle.ts';
 import { claimBackoffMs, untilNextDue, Wakeups } from './wakeups.ts';
 
 /**
@@ -27,16 +31,20 @@ import { claimBackoffMs, untilNextDue, Wakeups } from './wakeups.ts';
  * loop, and one delivery's way through it, in stages named as in the code:
  *
  * 1. claim: one statement leases due deliveries to this instance (sql.ts), no more than its
- *    slots and prefetch leave room for (slots.ts); saturated receiver origins are left out.
+ *    slots and prefetch leave room for (slots.ts); saturated receiver origins are left out (a
+ *    fast one until half its prefetch is free).
  * 2. admit: each starts at once in a free slot of its origin, or waits prefetched for one;
  *    one that waited too long is handed back unsent.
  * 3. prepare: the receiver's key is opened and the request built (policy.ts); a key this
  *    instance cannot open is an attempt not sent (key_unavailable).
- * 4. call: the signed POST (sender.ts).
- * 5. handle: success (2xx: delivered) or failure: a 410 removes the registration and drops its
+ * 4. gate: a registration with `maxPerSecond` waits for its start, or is handed back to fall
+ *    due at it (throttle.ts).
+ * 5. call: the signed POST (sender.ts).
+ * 6. handle: success (2xx: delivered) or failure: a 410 removes the registration and drops its
  *    queue; anything else is retried after the next delay, or discarded after the last
  *    (policy.ts). The slot frees here; the delivery stays leased until its outcome is written.
- * 6. record: the outcome joins the next batched write (recorder.ts), effective only while this
+ * 7. health: the receiver's failures are counted; failing too long disables it (health.ts).
+ * 8. record: the outcome joins the next batched write (recorder.ts), effective only while this
  *    instance holds that attempt's lease (fenced by `attempt_count`).
  *
  * Then it waits for a wake-up (wakeups.ts). No transaction is held while sending. The claim and
@@ -68,6 +76,7 @@ export interface DispatcherOptions {
   logger: Logger;
   signal: EventSignal;
   metrics?: Metrics;
+  clock: Clock;
 }
 
 export class Dispatcher {
@@ -83,6 +92,8 @@ export class Dispatcher {
   readonly #wakeups: Wakeups;
   readonly #recorder: OutcomeRecorder;
   readonly #stages: StageContext;
+  readonly #throttle: ReceiverThrottle;
+  readonly #health: ReceiverHealth;
   readonly #tasks = new Set<Promise<void>>();
   #started = false;
   #stopped = false;
@@ -121,6 +132,16 @@ export class Dispatcher {
       logger: this.#logger,
       metrics: this.#metrics,
     };
+    this.#throttle = new ReceiverThrottle(pool);
+    this.#health = new ReceiverHealth({
+      db: options.db,
+      pool,
+      clock: options.clock,
+      disableAfterHours: options.webhook.disableAfterHours,
+      signal: options.signal,
+      metrics: this.#metrics,
+      logger: this.#logger,
+    });
     if (this.#metrics) this.#metrics.webhookQueue.stats = () => this.#queueStats();
   }
 
@@ -168,12 +189,18 @@ export class Dispatcher {
       try {
         const room = this.#slots.room();
         if (room > 0) {
-          const claimed = await this.#claim(Math.min(room, CLAIM_BATCH));
+          const limit = Math.min(room, CLAIM_BATCH);
+          const claimed = await this.#claim(limit);
           this.#admit(claimed);
           failures = 0;
-          if (claimed.length > 0) continue; // there may be more, e.g. for other origins
-          const due = await nextDueMs(this.#pool, this.#slots.saturated());
-          delay = untilNextDue(due, this.#slots.full(), POLL_INTERVAL_MS);
+          if (claimed.length === limit) continue; // there may be more, e.g. for other origins
+          // Took what it could (what is left, if anything, is its saturated origins': looking
+          // for it again would walk past all of it): the next look is at a wake-up, a freed
+          // slot or new work, or at the poll.
+          if (claimed.length === 0) {
+            const due = await nextDueMs(this.#pool, this.#slots.saturated());
+            delay = untilNextDue(due, this.#slots.full(), POLL_INTERVAL_MS);
+          }
         }
       } catch (err) {
         if (this.#stopped) break;
@@ -203,7 +230,7 @@ export class Dispatcher {
     const skipped: ClaimedDelivery[] = [];
     for (const delivery of claimed) {
       // Its receiver just answered 410: it is being dropped with the registration.
-      if (this.#gone.has(delivery)) skipped.push(delivery);
+      if (this.#gone.has(delivery, claimedAt)) skipped.push(delivery);
       else if (this.#stopped) this.#slots.prefetch(delivery, claimedAt);
       else if (this.#slots.admit(delivery, claimedAt)) this.#start(delivery);
     }
@@ -216,9 +243,12 @@ export class Dispatcher {
     const release = () => {
       if (released) return;
       released = true;
+      const wasFull = this.#slots.room() <= 0;
       this.#slots.release(delivery.origin);
       this.#startNext(delivery.origin);
-      this.wake();
+      // A claim is due once the origin has room enough again (fast ones refill in batches), or
+      // when the instance had no room at all.
+      if (wasFull || this.#slots.claimable(delivery.origin)) this.wake();
     };
     const task: Promise<void> = this.#dispatch(delivery, release)
       .catch((err: unknown) => {
@@ -226,11 +256,11 @@ export class Dispatcher {
           { err, deliveryId: delivery.id },
           'delivery attempt failed unexpectedly',
         );
+        this.wake();
       })
       .finally(() => {
         release();
         this.#tasks.delete(task);
-        this.wake(); // the outcome is written: a retry may now be due
       });
     this.#tasks.add(task);
   }
@@ -238,8 +268,8 @@ export class Dispatcher {
   /** A slot of `origin` freed: its next prefetched delivery starts in it. */
   #startNext(origin: string): void {
     if (this.#stopped) return;
-    const { start, expired } = this.#slots.next(origin, performance.now(), (d) =>
-      this.#gone.has(d),
+    const { start, expired } = this.#slots.next(origin, performance.now(), (d, claimedAt) =>
+      this.#gone.has(d, claimedAt),
     );
     void this.#handBack(expired);
     if (start) this.#start(start);
@@ -247,27 +277,39 @@ export class Dispatcher {
 
   /** One attempt at a claimed delivery, stage by stage (stages.ts). */
   async #dispatch(delivery: ClaimedDelivery, release: () => void): Promise<void> {
-    const startedAt = new Date();
     const prepared = prepare(this.#stages, delivery);
     let result: AttemptResult;
+    let startedAt = new Date();
     if ('request' in prepared) {
-      result = await call(this.#stages, prepared.request);
+      const gate = await this.#throttle.admit(delivery);
+      if ('deferMs' in gate) {
+        release();
+        await this.#handBack([delivery], gate.deferMs);
+        this.wake(); // so that the loop's next sleep ends when it falls due again
+        return;
+      }
+      if (gate.waitMs > 0) await sleep(gate.waitMs);
+      startedAt = new Date();
+      result = await call(this.#stages, delivery, prepared.request);
       this.#slots.observe(delivery.origin, result.durationMs); // sets its origin's prefetch mode
     } else {
       result = prepared.unsent;
     }
     const next = await handle(this.#stages, delivery, result);
+    await this.#health.observe(delivery, result);
     // The slot frees once handled (a 410's registration is gone by now, so the slot claims
     // nothing more for it); the delivery stays leased until its outcome is written.
     release();
     await record(this.#stages, { delivery, startedAt, result, next });
+    // Written: its retry may fall due before the loop would look again.
+    if (next.state === 'pending') this.wake();
   }
 
-  /** Gives up the leases of claimed deliveries that were not attempted. */
-  async #handBack(deliveries: ClaimedDelivery[]): Promise<void> {
+  /** Gives up the leases of claimed deliveries that were not attempted (due in `delayMs`). */
+  async #handBack(deliveries: ClaimedDelivery[], delayMs = 0): Promise<void> {
     if (deliveries.length === 0) return;
     try {
-      await handBack(this.#pool, this.#instanceId, deliveries);
+      await handBack(this.#pool, this.#instanceId, deliveries, delayMs);
     } catch (err) {
       // Their leases expire instead.
       this.#logger.warn(

@@ -31,6 +31,8 @@ export interface AttemptRequest {
   body: Uint8Array;
   authKey: string;
   webhookId: string;
+  /** W3C trace context sent as the `traceparent` header (only while tracing is on). */
+  traceparent?: string;
 }
 
 /** The fields of a queued delivery an attempt is built from (its `deliveries` row). */

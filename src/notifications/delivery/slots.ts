@@ -22,7 +22,7 @@ const PREFETCH_FAST_MS = 250;
 const PREFETCH_SLOTS = 3;
 /** Origins whose average is kept: the least recently measured are forgotten first. */
 const LATENCY_ORIGINS = 10_000;
-/** How long a receiver that answered 410 is remembered as gone. */
+/** How long a receiver that answered 410 is remembered (longer than anything is held). */
 const GONE_MEMORY_MS = 60_000;
 
 /**
@@ -30,7 +30,10 @@ const GONE_MEMORY_MS = 60_000;
  *
  * - `unmeasured`: no attempt of it was sent yet (or it was forgotten): its slots only.
  * - `slow`: it answers in PREFETCH_FAST_MS or more on average: its slots only.
- * - `fast`: it answers faster: its slots and PREFETCH_SLOTS slots' worth prefetched.
+ * - `fast`: it answers faster: its slots and PREFETCH_SLOTS slots' worth prefetched, refilled
+ *   in batches: the origin is left out of the claim until half of that prefetch is free, so
+ *   that a busy receiver costs a claim per few dozen deliveries, not one per delivery (what it
+ *   holds meanwhile keeps its slots busy).
  *
  * Every attempt sent (not one that could not be signed) updates the average: `unmeasured`
  * becomes `fast` or `slow` with the first, and `fast` and `slow` swap as the average crosses
@@ -109,16 +112,25 @@ export class Slots<T extends { origin: string }> {
     return new Set([...this.#inFlightOf.keys(), ...this.#prefetched.keys()]);
   }
 
-  /** Origins held as much as they may be: left out of the claim and of the next-due lookup. */
+  /** The least room an origin is claimed for: half its prefetch when fast, else one. */
+  #refill(origin: string): number {
+    return this.mode(origin) === 'fast' ? (this.#limits.perOrigin * PREFETCH_SLOTS) / 2 : 1;
+  }
+
+  /** Whether `origin` has room enough to be claimed for. */
+  claimable(origin: string): boolean {
+    return this.capacity(origin) - this.#heldOf(origin) >= this.#refill(origin);
+  }
+
+  /** Origins without room enough: left out of the claim and of the next-due lookup. */
   saturated(): string[] {
-    return [...this.#origins()].filter((o) => this.#heldOf(o) >= this.capacity(o));
+    return [...this.#origins()].filter((o) => !this.claimable(o));
   }
 
   claimLimits(): ClaimLimits {
     const room: Record<string, number> = {};
     for (const origin of this.#origins()) {
-      const left = this.capacity(origin) - this.#heldOf(origin);
-      if (left > 0) room[origin] = left;
+      if (this.claimable(origin)) room[origin] = this.capacity(origin) - this.#heldOf(origin);
     }
     return { saturated: this.saturated(), room };
   }
@@ -159,17 +171,22 @@ export class Slots<T extends { origin: string }> {
 
   /**
    * A slot of `origin` freed: the next of its prefetched deliveries to start in it (the slot is
-   * taken for it), skipping those `skip` names (dropped meanwhile) and expiring those older than
-   * PREFETCH_MAX_AGE_MS at `now`, which the caller hands back.
+   * taken for it), skipping those `skip` names (dropped meanwhile; it gets each with the time it
+   * was claimed) and expiring those older than PREFETCH_MAX_AGE_MS at `now`, which the caller
+   * hands back.
    */
-  next(origin: string, now: number, skip: (item: T) => boolean): { start?: T; expired: T[] } {
+  next(
+    origin: string,
+    now: number,
+    skip: (item: T, claimedAt: number) => boolean,
+  ): { start?: T; expired: T[] } {
     const list = this.#prefetched.get(origin);
     const expired: T[] = [];
     while (list && list.length > 0) {
       const { item, claimedAt } = list.shift()!;
       this.#prefetchedCount--;
       if (list.length === 0) this.#prefetched.delete(origin);
-      if (skip(item)) continue;
+      if (skip(item, claimedAt)) continue;
       if (now - claimedAt < PREFETCH_MAX_AGE_MS) {
         this.#take(origin);
         return { start: item, expired };
@@ -212,18 +229,23 @@ interface Receiver {
 const receiverKey = (r: Receiver) => `${r.account_id} ${r.client_id} ${r.url}`;
 
 /**
- * Receivers that answered 410 lately (a minute): what the instance holds for them is being
- * dropped with their registration, so it is skipped rather than sent.
+ * Receivers that answered 410 lately, and when: the deliveries the instance claimed for one
+ * before that (and holds, prefetched) were dropped with its registration, so they are skipped
+ * rather than sent. What is claimed afterwards is sent: it is pending after the drop, so it was
+ * queued for a registration made again since.
  */
 export class GoneReceivers {
-  readonly #since = new Map<string, number>();
+  readonly #at = new Map<string, number>();
 
+  /** `receiver` answered 410, or its registration was removed, at `now`. */
   add(receiver: Receiver, now: number): void {
-    for (const [key, at] of this.#since) if (now - at > GONE_MEMORY_MS) this.#since.delete(key);
-    this.#since.set(receiverKey(receiver), now);
+    for (const [key, at] of this.#at) if (now - at > GONE_MEMORY_MS) this.#at.delete(key);
+    this.#at.set(receiverKey(receiver), now);
   }
 
-  has(receiver: Receiver): boolean {
-    return this.#since.has(receiverKey(receiver));
+  /** True when `receiver` went after a delivery for it was claimed at `claimedAt`. */
+  has(receiver: Receiver, claimedAt: number): boolean {
+    const at = this.#at.get(receiverKey(receiver));
+    return at !== undefined && claimedAt <= at;
   }
 }

@@ -1,7 +1,11 @@
 import pg from 'pg';
 import type { WebhookQueueStats } from '../../http/metrics.ts';
-import { deleteInBatches } from '../../jobs/batches.ts';
 import type { Database } from '../../storage/database.ts';
+import {
+  deliveriesTable,
+  deliveryAttemptsTable,
+  dropPartitions,
+} from '../../storage/partitions.ts';
 import type { AttemptResult, DeliveryContent, NextStep } from './policy.ts';
 import type { ClaimLimits } from './slots.ts';
 
@@ -24,6 +28,8 @@ export interface ClaimedDelivery extends DeliveryContent {
   attempt_count: number;
   /** Attempts recorded in the current round (since it was queued or redelivered). */
   round_attempts: number;
+  /** The W3C trace context of the request that queued it (null: not traced). */
+  traceparent: string | null;
 }
 
 /** An attempt and what follows from it, as `recordOutcomes` writes it. */
@@ -90,7 +96,7 @@ UPDATE deliveries d
  WHERE d.id = ANY (ARRAY(SELECT id FROM locked))
 RETURNING d.id::text AS id, d.kind, d.event_id::text AS event_id, d.account_id, d.client_id,
           d.event_type, d.event_data, d.user_data, d.url, d.origin, d.auth_key, d.attempt_count,
-          d.round_attempts`;
+          d.round_attempts, d.traceparent`;
 
 /** Leases up to `limit` due deliveries to `instanceId` for `leaseMs`, within `limits`. */
 export async function claimDeliveries(
@@ -103,14 +109,18 @@ export async function claimDeliveries(
     perOrigin: number;
   },
 ): Promise<ClaimedDelivery[]> {
-  const { rows } = await q.query<ClaimedDelivery>(CLAIM_SQL, [
-    args.limits.saturated,
-    args.limit,
-    args.leaseMs,
-    args.instanceId,
-    JSON.stringify(args.limits.room),
-    args.perOrigin,
-  ]);
+  const { rows } = await q.query<ClaimedDelivery>({
+    name: 'clipgate_claim_deliveries',
+    text: CLAIM_SQL,
+    values: [
+      args.limits.saturated,
+      args.limit,
+      args.leaseMs,
+      args.instanceId,
+      JSON.stringify(args.limits.room),
+      args.perOrigin,
+    ],
+  });
   return rows;
 }
 
@@ -168,26 +178,36 @@ export async function recordOutcomes(
     error_message: pgText(result.errorMessage ?? '') || null,
     response: pgText(result.responseSnippet),
   }));
-  await q.query(RECORD_OUTCOMES_SQL, [
-    JSON.stringify(rows),
-    instanceId,
-    outcomes.map((o) => o.delivery.id),
-  ]);
+  await q.query({
+    name: 'clipgate_record_outcomes',
+    text: RECORD_OUTCOMES_SQL,
+    values: [JSON.stringify(rows), instanceId, outcomes.map((o) => o.delivery.id)],
+  });
 }
 
-/** Gives up `instanceId`'s leases of claimed deliveries that were not attempted. */
+/**
+ * Gives up `instanceId`'s leases of claimed deliveries that were not attempted; with `delayMs`,
+ * they fall due that much later (the rate gate's deferral, throttle.ts).
+ */
 export async function handBack(
   q: Queryable,
   instanceId: string,
   deliveries: readonly Pick<ClaimedDelivery, 'id' | 'attempt_count'>[],
+  delayMs = 0,
 ): Promise<void> {
   await q.query(
     `UPDATE deliveries d
-        SET lease_until = NULL, leased_by = NULL, attempt_count = d.attempt_count - 1
+        SET lease_until = NULL, leased_by = NULL, attempt_count = d.attempt_count - 1,
+            next_attempt_at = CASE WHEN $3::int > 0 THEN now() + $3::int * interval '1 millisecond'
+                                   ELSE d.next_attempt_at END
        FROM jsonb_to_recordset($1::jsonb) AS r(id bigint, attempt int)
       WHERE d.id = r.id AND d.leased_by = $2 AND d.attempt_count = r.attempt
         AND d.state = 'pending'`,
-    [JSON.stringify(deliveries.map((d) => ({ id: d.id, attempt: d.attempt_count }))), instanceId],
+    [
+      JSON.stringify(deliveries.map((d) => ({ id: d.id, attempt: d.attempt_count }))),
+      instanceId,
+      Math.ceil(delayMs),
+    ],
   );
 }
 
@@ -229,7 +249,11 @@ SELECT (extract(epoch FROM (min(next_attempt_at) - now())) * 1000)::float8 AS ms
  * falls due, 0 or less if one is due; null when none is pending.
  */
 export async function nextDueMs(q: Queryable, saturated: string[]): Promise<number | null> {
-  const { rows } = await q.query<{ ms: number | null }>(NEXT_DUE_SQL, [saturated]);
+  const { rows } = await q.query<{ ms: number | null }>({
+    name: 'clipgate_next_due',
+    text: NEXT_DUE_SQL,
+    values: [saturated],
+  });
   return rows[0]?.ms ?? null;
 }
 
@@ -243,14 +267,19 @@ export async function queueStats(q: Queryable): Promise<WebhookQueueStats> {
   return { depth: rows[0]?.depth ?? 0, oldestPendingSeconds: rows[0]?.oldest ?? 0 };
 }
 
-/** Refreshes the queue's statistics, on which the claim's plan depends. */
+/**
+ * Refreshes the queue's statistics, on which the claim's plan depends: the row counts and the
+ * columns the claim and the outcomes select on (not the payloads, which would cost seconds on a
+ * large backlog).
+ */
 export async function analyzeQueue(q: Queryable): Promise<void> {
-  await q.query('ANALYZE deliveries');
+  await q.query('ANALYZE deliveries (id, state, next_attempt_at, lease_until, origin)');
 }
 
 /**
- * Deletes finished deliveries (and their attempts) older than the retention, in batches so no
- * statement holds many locks. Pending deliveries are kept whatever their age. Idempotent, so
+ * Drops the days of the delivery log (deliveries and attempts) whose every row is older than the
+ * retention; a day holding a pending delivery stays, whatever its age. A finished delivery is
+ * kept at least `retentionDays`, and at most a day longer. Resolves with the partitions dropped;
  * several instances may run it at once.
  */
 export function purgeDeliveryLog(
@@ -258,11 +287,17 @@ export function purgeDeliveryLog(
   retentionDays: number,
   now = new Date(),
 ): Promise<number> {
-  const cutoff = new Date(now.getTime() - retentionDays * 86_400_000).toISOString();
-  return deleteInBatches(db.pool, {
-    table: 'deliveries',
-    key: 'id',
-    where: "created_at < $1 AND state <> 'pending' AND coalesce(finished_at, created_at) < $1",
-    params: [cutoff],
-  });
+  const cutoff = new Date(now.getTime() - retentionDays * 86_400_000);
+  return dropPartitions(
+    db.pool,
+    [
+      {
+        table: deliveriesTable,
+        keepIf: (p) => `EXISTS (SELECT 1 FROM ${p} WHERE state = 'pending')`,
+      },
+      { table: deliveryAttemptsTable },
+    ],
+    cutoff,
+    now,
+  );
 }

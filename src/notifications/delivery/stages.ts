@@ -1,5 +1,6 @@
 import type { Metrics } from '../../http/metrics.ts';
 import type { Logger } from '../../logger.ts';
+import { traceAttempt } from '../../telemetry/webhooks.ts';
 import { secretContext, type SecretBox } from '../secrets.ts';
 import type { Sender } from '../sender.ts';
 import {
@@ -52,9 +53,13 @@ export function prepare(ctx: StageContext, delivery: ClaimedDelivery): Prepared 
   return { request: attemptRequest(delivery, authKey) };
 }
 
-/** call: the signed POST (sender.ts); never throws. */
-export const call = (ctx: StageContext, request: AttemptRequest): Promise<AttemptResult> =>
-  ctx.sender.send(request);
+/** call: the signed POST (sender.ts), traced in its request's trace; never throws. */
+export const call = (
+  ctx: StageContext,
+  delivery: ClaimedDelivery,
+  request: AttemptRequest,
+): Promise<AttemptResult> =>
+  traceAttempt(delivery, (traceparent) => ctx.sender.send({ ...request, traceparent }));
 
 /**
  * handle: what follows the attempt (policy.ts). Success (a 2xx) is delivered. Failure: a 410
@@ -72,6 +77,8 @@ export async function handle(
 }
 
 async function dropGone(ctx: StageContext, delivery: ClaimedDelivery): Promise<void> {
+  // Marked before the drop, so nothing held for it starts meanwhile, and after, so that what a
+  // claim took while the drop ran (dropped by it) is skipped too.
   ctx.gone.add(delivery, performance.now());
   try {
     const dropped = await dropGoneReceiver(ctx.pool, delivery);
@@ -82,6 +89,8 @@ async function dropGone(ctx: StageContext, delivery: ClaimedDelivery): Promise<v
     );
   } catch (err) {
     ctx.logger.error({ err, deliveryId: delivery.id }, 'removing a gone registration failed');
+  } finally {
+    ctx.gone.add(delivery, performance.now());
   }
 }
 

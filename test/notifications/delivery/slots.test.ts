@@ -111,6 +111,32 @@ describe('prefetch modes', () => {
     expect(slots.saturated()).toEqual([A]);
   });
 
+  it('a fast origin is claimed for again once half its prefetch is free, for all its room', () => {
+    const slots = new Slots<Item>(limits);
+    slots.observe(A, 10); // capacity 16: 4 slots and 12 prefetched; refilled by 6 at least
+    admit(slots, A, 16);
+    for (let i = 0; i < 5; i++) {
+      slots.release(A);
+      slots.next(A, 0, never);
+    }
+    expect(slots.held()).toBe(11);
+    expect(slots.claimable(A)).toBe(false);
+    expect(slots.claimLimits()).toEqual({ saturated: [A], room: {} });
+    slots.release(A);
+    slots.next(A, 0, never);
+    expect(slots.claimable(A)).toBe(true);
+    expect(slots.claimLimits()).toEqual({ saturated: [], room: { [A]: 6 } });
+  });
+
+  it('a slow origin is claimed for as soon as one slot is free', () => {
+    const slots = new Slots<Item>(limits);
+    slots.observe(A, 1000);
+    admit(slots, A, 4);
+    expect(slots.claimable(A)).toBe(false);
+    slots.release(A);
+    expect(slots.claimLimits()).toEqual({ saturated: [], room: { [A]: 1 } });
+  });
+
   it('the least recently measured origins are forgotten beyond 10,000', () => {
     const slots = new Slots<Item>(limits);
     slots.observe(A, 10);
@@ -147,7 +173,10 @@ describe('prefetch max age', () => {
     slots.prefetch(gone, 0);
     slots.prefetch(kept, 0);
     slots.release(A);
-    expect(slots.next(A, 10, (i) => i === gone)).toEqual({ start: kept, expired: [] });
+    expect(slots.next(A, 10, (i, claimedAt) => i === gone && claimedAt === 0)).toEqual({
+      start: kept,
+      expired: [],
+    });
     expect(slots.held()).toBe(4);
   });
 
@@ -164,14 +193,21 @@ describe('prefetch max age', () => {
 describe('gone receivers', () => {
   const receiver = (url: string) => ({ account_id: 'acc', client_id: 'cli', url });
 
-  it('are remembered for a minute', () => {
+  it('skip what was claimed before the 410, for a minute', () => {
     const gone = new GoneReceivers();
-    gone.add(receiver('https://a.example/x'), 0);
-    expect(gone.has(receiver('https://a.example/x'))).toBe(true);
-    expect(gone.has(receiver('https://a.example/y'))).toBe(false);
-    gone.add(receiver('https://b.example/'), 60_001);
-    expect(gone.has(receiver('https://a.example/x'))).toBe(false);
-    expect(gone.has(receiver('https://b.example/'))).toBe(true);
+    gone.add(receiver('https://a.example/x'), 100);
+    expect(gone.has(receiver('https://a.example/x'), 50)).toBe(true);
+    expect(gone.has(receiver('https://a.example/x'), 100)).toBe(true);
+    expect(gone.has(receiver('https://a.example/y'), 50)).toBe(false);
+    gone.add(receiver('https://b.example/'), 60_101);
+    expect(gone.has(receiver('https://a.example/x'), 50)).toBe(false);
+    expect(gone.has(receiver('https://b.example/'), 60_000)).toBe(true);
+  });
+
+  it('send what was claimed after it: queued for a registration made again', () => {
+    const gone = new GoneReceivers();
+    gone.add(receiver('https://a.example/x'), 100);
+    expect(gone.has(receiver('https://a.example/x'), 101)).toBe(false);
   });
 });
 

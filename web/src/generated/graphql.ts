@@ -41,14 +41,16 @@ export type DeliveryState =
   | 'gone'
   | 'pending';
 
-/** The event types of notifications and subscriptions, by their wire names. zones_saved is streamed to subscribers only: registrations refuse it. */
+/** The event types of notifications and subscriptions, by their wire names. zones_saved and registration_disabled are streamed to subscribers only: registrations refuse them. */
 export type EventType =
   | 'account_deleted'
   | 'activity_created'
   | 'activity_finished'
+  | 'activity_media_ready'
   | 'activity_updated'
   | 'motion_ended'
   | 'motion_started'
+  | 'registration_disabled'
   | 'zones_saved';
 
 /** Comparisons of an integer attribute; every one given must hold. */
@@ -59,6 +61,11 @@ export type IntCondition = {
   lt?: number | null | undefined;
   lte?: number | null | undefined;
 };
+
+/** active: notifications are sent; disabled: the receiver failed every attempt for WEBHOOK_DISABLE_AFTER_HOURS, and nothing is sent until it is registered again or enableNotifications is called. */
+export type NotificationRegistrationState =
+  | 'active'
+  | 'disabled';
 
 export type VertexInput = {
   x: number;
@@ -157,7 +164,14 @@ export type DashNotificationsQueryVariables = Exact<{
 }>;
 
 
-export type DashNotificationsQuery = { notificationRegistration: { url: string, eventTypes: Array<EventType>, updatedAt: string } | null, notificationDeliveries: { edges: Array<{ node: { id: string, kind: DeliveryKind, eventType: string, status: DeliveryState, attemptCount: number, createdAt: string, finishedAt: string | null, attempts: Array<{ attempt: number, outcome: string, status: number | null, error: string | null, durationMs: number }> } }> } | null };
+export type DashNotificationsQuery = { notificationRegistration: { url: string, eventTypes: Array<EventType>, filter: string | null, updatedAt: string, maxPerSecond: number | null, state: NotificationRegistrationState, failingSince: string | null, disabledReason: string | null } | null, notificationDeliveries: { edges: Array<{ node: { id: string, kind: DeliveryKind, eventType: string, status: DeliveryState, attemptCount: number, createdAt: string, finishedAt: string | null, attempts: Array<{ attempt: number, outcome: string, status: number | null, error: string | null, durationMs: number }> } }> } | null };
+
+export type DashEnableReceiverMutationVariables = Exact<{
+  accountId: string | number;
+}>;
+
+
+export type DashEnableReceiverMutation = { enableNotifications: { state: NotificationRegistrationState } };
 
 export type DashRedeliverMutationVariables = Exact<{
   deliveryId: string | number;
@@ -368,7 +382,12 @@ export const DashNotificationsDocument = new TypedDocumentString(`
   notificationRegistration(accountId: $accountId) {
     url
     eventTypes
+    filter
     updatedAt
+    maxPerSecond
+    state
+    failingSince
+    disabledReason
   }
   notificationDeliveries(accountId: $accountId, first: 20) {
     edges {
@@ -392,6 +411,13 @@ export const DashNotificationsDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<DashNotificationsQuery, DashNotificationsQueryVariables>;
+export const DashEnableReceiverDocument = new TypedDocumentString(`
+    mutation DashEnableReceiver($accountId: ID!) {
+  enableNotifications(accountId: $accountId) {
+    state
+  }
+}
+    `) as unknown as TypedDocumentString<DashEnableReceiverMutation, DashEnableReceiverMutationVariables>;
 export const DashRedeliverDocument = new TypedDocumentString(`
     mutation DashRedeliver($deliveryId: ID!) {
   redeliverNotification(deliveryId: $deliveryId) {

@@ -1,0 +1,241 @@
+// bench/abuse: can one OAuth client stall the service for the others? The service runs as its
+// own process with its default limits; a polite client lists activities 20 times a second and
+// its p50/p99 are taken alone, then, in the same run, while one client floods the REST list
+// with as many requests as it can and another sends the costliest GraphQL operation the limits
+// allow, back to back (both in a third process, bench/abuse-load.ts, so that their answers do
+// not hold up the polite client's own event loop). Prints both figures, the ratio (target: p99
+// within 1.5x of alone) and the service's CPU time per request in each phase.
+//
+//   npm run bench:abuse [-- --seconds 10 --flood 16 --costly 4]
+//   BENCH_DATABASE_URL: run on that PostgreSQL server (its database clipgate_bench_abuse, made
+//   afresh) instead of the embedded database.
+import { fork } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { Agent, request } from 'undici';
+import { signDevToken } from '../src/accounts/auth.ts';
+import type { AbuseCommand, AbuseReport } from './abuse-load.ts';
+import { cpuMs, startServer } from './lib/load.ts';
+
+const { values } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '10' },
+    flood: { type: 'string', default: '16' },
+    costly: { type: 'string', default: '4' },
+  },
+});
+const seconds = Number(values.seconds);
+const SECRET = 'clipgate-bench-secret-0123456789abcdef';
+const POLITE_INTERVAL_MS = 50;
+
+let databaseUrl: string | undefined;
+if (process.env.BENCH_DATABASE_URL) {
+  const admin = new pg.Client({ connectionString: process.env.BENCH_DATABASE_URL });
+  await admin.connect();
+  await admin.query('DROP DATABASE IF EXISTS clipgate_bench_abuse WITH (FORCE)');
+  await admin.query('CREATE DATABASE clipgate_bench_abuse');
+  await admin.end();
+  const url = new URL(process.env.BENCH_DATABASE_URL);
+  url.pathname = '/clipgate_bench_abuse';
+  databaseUrl = url.toString();
+}
+const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'clipgate-bench-abuse-'));
+const server = await startServer('src/main.ts', {
+  PORT: '0',
+  DATA_DIR: dataDir,
+  AUTH_DEV_SECRET: SECRET,
+  LOG_LEVEL: 'info',
+  DATABASE_URL: databaseUrl ?? '',
+});
+// A failed run must not leave the service running.
+process.on('exit', () => server.child.kill());
+const base = `http://127.0.0.1:${server.port}`;
+// Each client its own connections, as separate clients would have.
+const agent = () => new Agent({ connections: 64 });
+const token = (sub: string, clientId: string, scopes: string[]) =>
+  signDevToken(SECRET, { sub, clientId, scopes: scopes.map((s) => `service:${s}`) });
+
+/** A GraphQL answer: each field of `data` an object of strings here. */
+interface Answer {
+  data?: Record<string, Record<string, string>>;
+  errors?: { message: string }[];
+}
+
+async function graphql(
+  dispatcher: Agent,
+  bearer: string,
+  query: string,
+  variables: Record<string, unknown> = {},
+): Promise<{ status: number; body: Answer }> {
+  const res = await request(`${base}/graphql`, {
+    method: 'POST',
+    dispatcher,
+    headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ query, variables }),
+  });
+  return { status: res.statusCode, body: (await res.body.json()) as Answer };
+}
+
+/**
+ * The data of a setup operation that must succeed, sent again after its Retry-After while the
+ * service sheds load (a loaded machine makes it lag).
+ */
+async function must(
+  send: () => ReturnType<typeof graphql>,
+): Promise<Record<string, Record<string, string>>> {
+  for (;;) {
+    const { status, body } = await send();
+    if (status === 503) {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      continue;
+    }
+    if (status !== 200 || body.errors || !body.data) {
+      throw new Error(`GraphQL failed (${status}): ${JSON.stringify(body.errors)}`);
+    }
+    return body.data;
+  }
+}
+
+// Three accounts with one accessory each: 100 activities for the costly client's full pages.
+const ingest = await token('ingest', 'bench-ingest', ['ingest']);
+const setup = agent();
+async function seed(subject: string, activities: number): Promise<string> {
+  const account = await must(() =>
+    graphql(setup, ingest, 'mutation($s: String!) { upsertAccount(subject: $s) { accountId } }', {
+      s: subject,
+    }),
+  );
+  const accessory = await must(() =>
+    graphql(
+      setup,
+      ingest,
+      'mutation($a: ID!) { associateAccessory(accountId: $a, deviceId: "cam", name: "Camera") { id } }',
+      { a: account.upsertAccount!.accountId },
+    ),
+  );
+  const accessoryId = accessory.associateAccessory!.id!;
+  for (let i = 0; i < activities; i++) {
+    await must(() =>
+      graphql(
+        setup,
+        ingest,
+        'mutation($a: ID!, $r: Int!) { createActivity(accessoryId: $a, input: { relevanceLevel: $r }) { activityId } }',
+        { a: accessoryId, r: i % 4 },
+      ),
+    );
+  }
+  return accessoryId;
+}
+const [politeAccessory, floodAccessory] = [await seed('polite', 20), await seed('flood', 20)];
+await seed('costly', 100);
+const polite = await token('polite', 'polite-client', ['activities_basic']);
+const flood = await token('flood', 'flood-client', ['activities_basic']);
+const costly = await token('costly', 'costly-client', ['activities_basic']);
+
+// The costliest operation the defaults allow: three full pages of 100 activities with every
+// scalar field (about 1,600 each against GRAPHQL_MAX_COST 5000).
+const page = (alias: string, filter: string) => `
+  ${alias}: accessories(first: 1) { edges { node { activities(first: 100, filter: "${filter}") {
+    edges { cursor node { id accessoryId activityId startTime endTime inProgress relevanceLevel
+      playbackDuration motionZones objectLocations } }
+    pageInfo { hasNextPage endCursor } } } } }`;
+const COSTLY = `{ ${page('a', 'relevanceLevel >= 0')} ${page('b', 'relevanceLevel >= 1')} ${page('c', 'relevanceLevel < 3')} }`;
+console.log('seeded');
+await must(() => graphql(setup, costly, COSTLY));
+
+interface Latencies {
+  p50: number;
+  p99: number;
+  requests: number;
+  failed: number;
+}
+
+/** The polite client: one request every 50 ms, latencies of each. */
+async function politeClient(durationMs: number): Promise<Latencies> {
+  const dispatcher = agent();
+  const latencies: number[] = [];
+  let failed = 0;
+  const end = performance.now() + durationMs;
+  while (performance.now() < end) {
+    const started = performance.now();
+    const res = await request(`${base}/api/accessories/${politeAccessory}/activities`, {
+      method: 'POST',
+      dispatcher,
+      headers: { authorization: `Bearer ${polite}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ limit: 20 }),
+    });
+    await res.body.dump();
+    latencies.push(performance.now() - started);
+    if (res.statusCode !== 200) failed++;
+    const wait = POLITE_INTERVAL_MS - (performance.now() - started);
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+  await dispatcher.close();
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) =>
+    latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!;
+  return { p50: at(0.5), p99: at(0.99), requests: latencies.length, failed };
+}
+
+const fmt = (name: string, r: Latencies) =>
+  `${name.padEnd(26)} p50 ${r.p50.toFixed(2).padStart(7)} ms  p99 ${r.p99.toFixed(2).padStart(7)} ms  (${r.requests} requests, ${r.failed} not 200)`;
+
+/** The polite client for `seconds`, with the service's CPU time per request meanwhile. */
+async function measured(): Promise<Latencies & { cpuMsPerRequest: number }> {
+  const before = cpuMs(server.child.pid!);
+  const result = await politeClient(seconds * 1000);
+  return { ...result, cpuMsPerRequest: (cpuMs(server.child.pid!) - before) / result.requests };
+}
+
+await politeClient(1000); // warm-up
+const alone = await measured();
+console.log(fmt('polite client alone', alone));
+
+const abusers = fork(path.join(path.dirname(fileURLToPath(import.meta.url)), 'abuse-load.ts'), [], {
+  execArgv: ['--import', 'tsx'],
+});
+process.on('exit', () => abusers.kill());
+const reply = <K extends AbuseReport['type']>(type: K) =>
+  new Promise<Extract<AbuseReport, { type: K }>>((resolve, reject) => {
+    abusers.on('message', (m: AbuseReport) => {
+      if (m.type === type) resolve(m as Extract<AbuseReport, { type: K }>);
+    });
+    abusers.once('exit', (code) => reject(new Error(`the abusers exited (${code})`)));
+  });
+const started = reply('started');
+abusers.send({
+  type: 'start',
+  base,
+  flood: { token: flood, accessoryId: floodAccessory, workers: Number(values.flood) },
+  costly: { token: costly, query: COSTLY, workers: Number(values.costly) },
+} satisfies AbuseCommand);
+await started;
+const abused = await measured();
+const stopped = reply('stopped');
+abusers.send({ type: 'stop' } satisfies AbuseCommand);
+const { flood: floodStatuses, costly: costlyStatuses } = await stopped;
+console.log(fmt('polite client under abuse', abused));
+const counts = (m: [number, number][]) => m.map(([status, n]) => `${status}: ${n}`).join(', ');
+console.log(`  flooding client answers:  ${counts(floodStatuses)}`);
+console.log(`  costly client answers:    ${counts(costlyStatuses)}`);
+console.log(
+  `service CPU per polite request: ${alone.cpuMsPerRequest.toFixed(2)} ms alone; ` +
+    `per polite request under abuse (the abusers' included): ${abused.cpuMsPerRequest.toFixed(2)} ms`,
+);
+console.log(
+  `ratio under abuse / alone: p50 ${(abused.p50 / alone.p50).toFixed(2)}x  p99 ${(abused.p99 / alone.p99).toFixed(2)}x (target p99 <= 1.5x)`,
+);
+console.log(
+  `load average: ${os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')} on ${os.cpus().length} cores`,
+);
+
+await setup.close();
+await server.stop();
+await fs.rm(dataDir, { recursive: true, force: true });

@@ -1,0 +1,129 @@
+// bench/profile-list: where the time of one listing page goes. Starts the service under the V8
+// CPU profiler on the data set bench/list loaded, drives one kind of page for a few seconds, and
+// prints the service's busy CPU time by layer: the self time of every sampled function, grouped
+// by its package or source folder.
+//
+//   npm run bench:list -- --database clipgate_bench_list     # loads the data set once
+//   npx tsx bench/profile-list.ts [--page graphql|rest] [--seconds 5] [--concurrency 16]
+//   BENCH_DATABASE_URL as for bench:list; --database names the loaded database.
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { Pool } from 'undici';
+import { signDevToken } from '../src/accounts/auth.ts';
+import { fmt, load, startServer } from './lib/load.ts';
+
+const { values } = parseArgs({
+  options: {
+    page: { type: 'string', default: 'graphql' },
+    seconds: { type: 'string', default: '5' },
+    concurrency: { type: 'string', default: '16' },
+    database: { type: 'string', default: 'clipgate_bench_list' },
+  },
+});
+const databaseUrl = new URL(
+  process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
+);
+databaseUrl.pathname = `/${values.database}`;
+const db = new pg.Client({ connectionString: databaseUrl.toString() });
+await db.connect();
+const accessoryIds = (
+  await db.query<{ id: string }>("SELECT id FROM accessories WHERE device_id LIKE 'seed-camera-%'")
+).rows.map((r) => r.id);
+await db.end();
+if (accessoryIds.length === 0) throw new Error(`no data set in ${values.database}: run bench:list`);
+
+const SECRET = 'bench-secret-0123456789abcdef0123456789';
+const token = await signDevToken(SECRET, {
+  sub: 'bench',
+  clientId: 'bench',
+  scopes: ['service:activities_basic'],
+  ttlSeconds: 3600,
+});
+const PAGE = `query Page($id: ID!, $after: String) { accessory(id: $id) { activities(first: 20, after: $after) {
+  edges { cursor node { activityId accessoryId startTime endTime playbackDuration relevanceLevel inProgress } }
+  pageInfo { hasNextPage endCursor } nextStartActivityId } } }`;
+
+const profileDir = await fs.mkdtemp(path.join(os.tmpdir(), 'clipgate-profile-'));
+const service = await startServer(
+  'src/main.ts',
+  {
+    DATABASE_URL: databaseUrl.toString(),
+    PORT: '0',
+    AUTH_DEV_SECRET: SECRET,
+    LOG_LEVEL: 'info',
+    RETENTION_SWEEP_MS: '86400000',
+    RATE_LIMIT_RPS: '0',
+  },
+  ['--cpu-prof', `--cpu-prof-dir=${profileDir}`],
+);
+const http = new Pool(`http://127.0.0.1:${service.port}`, {
+  connections: Number(values.concurrency),
+});
+const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+const pick = (i: number) => accessoryIds[i % accessoryIds.length]!;
+const result = await load(Number(values.concurrency), Number(values.seconds) * 1000, async (i) => {
+  const [p, body] =
+    values.page === 'rest'
+      ? [`/api/accessories/${pick(i)}/activities`, { limit: 20 }]
+      : ['/graphql', { query: PAGE, variables: { id: pick(i) } }];
+  const res = await http.request({ method: 'POST', path: p, headers, body: JSON.stringify(body) });
+  const text = await res.body.text();
+  if (res.statusCode !== 200) throw new Error(`${res.statusCode} ${text}`);
+});
+await http.close();
+await service.stop();
+console.log(
+  `${values.page} first page  ${fmt(result)}  (load average ${os.loadavg()[0]!.toFixed(2)})`,
+);
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string };
+  hitCount?: number;
+}
+// The service process writes one profile; tsx's own loader process may write another.
+const files = await fs.readdir(profileDir);
+let profile: { nodes: ProfileNode[]; startTime: number; endTime: number } | undefined;
+for (const file of files) {
+  const p = JSON.parse(await fs.readFile(path.join(profileDir, file), 'utf8')) as typeof profile;
+  if (!profile || p!.nodes.length > profile.nodes.length) profile = p;
+}
+await fs.rm(profileDir, { recursive: true, force: true });
+if (!profile) throw new Error('no CPU profile written');
+
+/** The layer a function belongs to: its package, or its source folder. */
+function layer(node: ProfileNode): string {
+  const { url, functionName } = node.callFrame;
+  if (!url) return functionName.startsWith('(') ? functionName : `(native) ${functionName}`;
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (pkg) return pkg[1]!;
+  if (url.startsWith('node:')) return `node:${url.slice(5).split('/').slice(0, 2).join('/')}`;
+  const src = /\/(src|bench)\/(.+?)\/[^/]+$/.exec(url) ?? /\/(src)\/([^/]+)$/.exec(url);
+  return src ? `${src[1]}/${src[2]}` : url;
+}
+const ticks = new Map<string, number>();
+const functions = new Map<string, number>();
+let total = 0;
+for (const node of profile.nodes) {
+  const hits = node.hitCount ?? 0;
+  total += hits;
+  ticks.set(layer(node), (ticks.get(layer(node)) ?? 0) + hits);
+  const name = `${node.callFrame.functionName || '(anonymous)'} ${layer(node)}`;
+  functions.set(name, (functions.get(name) ?? 0) + hits);
+}
+const idle = ticks.get('(idle)') ?? 0;
+console.log(
+  `\nbusy CPU by layer (share of the non-idle samples; start-up included, so run 10 s or more)`,
+);
+const top = (counts: Map<string, number>, n: number) => {
+  for (const [name, hits] of [...counts].sort((a, b) => b[1] - a[1]).slice(0, n)) {
+    if (name.startsWith('(idle)')) continue;
+    console.log(`  ${name.padEnd(60)} ${((hits / (total - idle)) * 100).toFixed(1).padStart(5)} %`);
+  }
+};
+top(ticks, 30);
+console.log('\nbusiest functions (self time)');
+top(functions, 20);

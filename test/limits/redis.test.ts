@@ -1,0 +1,114 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { backends, startApp, type TestApp } from '../helpers/app.ts';
+import { rest } from '../helpers/client.ts';
+import { seedAccessory } from '../helpers/fixtures.ts';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
+import {
+  accessoryEvent,
+  AccessoryEvents,
+  createActivities,
+  loggedIds,
+  redisUrl,
+  subscribe,
+  waitFor,
+  wsClient,
+} from '../events/live-helpers.ts';
+
+/**
+ * Redis goes away under running instances: a TCP proxy the test owns sits between an instance
+ * and Redis, and the test cuts it (connections dropped, new ones refused) and restores it.
+ */
+describe.runIf(redisUrl).each(backends)('Redis cut off on %s', (backend) => {
+  const undo: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const step of undo.splice(0).reverse()) await step();
+  });
+
+  async function redisProxy(): Promise<TcpProxy> {
+    const target = new URL(redisUrl!);
+    const proxy = await startTcpProxy(target.hostname, Number(target.port || 6379));
+    undo.push(proxy.close);
+    return proxy;
+  }
+  async function app(env: Record<string, string>): Promise<TestApp> {
+    const t = await startApp(backend, env);
+    undo.push(t.close);
+    return t;
+  }
+
+  it('keeps serving, and live subscribers catch up without gap or repeat once Redis is back', async () => {
+    const proxy = await redisProxy();
+    // PostgreSQL: the subscriber's instance B reaches Redis through the proxy and A, where the
+    // events are committed, directly, so B misses what A publishes meanwhile. PGlite cannot be
+    // shared by two instances: one instance, all of its Redis connections through the proxy.
+    const b = await app({ REDIS_URL: proxy.via(redisUrl!) });
+    const a =
+      backend === 'postgres'
+        ? await app({ REDIS_URL: redisUrl!, DATABASE_URL: b.config.databaseUrl! })
+        : b;
+    const s = await seedAccessory(a);
+    const reader = await a.token(['activities_basic']);
+    const ws = wsClient(b.url, `Bearer ${reader}`);
+    undo.push(ws.dispose);
+    const sub = subscribe(
+      ws.client,
+      AccessoryEvents,
+      { accessoryId: s.accessoryId },
+      accessoryEvent,
+    );
+    await waitFor(() => b.app.services.live.activeSubscriptions === 1, 'the subscription');
+    await createActivities(a, s.ingest, s.accessoryId, 2);
+    const before = await loggedIds(a, s.accessoryId);
+    await waitFor(() => sub.items.length === before.length, 'the events before the cut');
+
+    proxy.cut();
+    // Writes and reads go on while Redis is away.
+    await createActivities(a, s.ingest, s.accessoryId, 3);
+    const list = await rest(
+      b.url,
+      reader,
+      'POST',
+      `/api/accessories/${s.accessoryId}/activities`,
+      {},
+    );
+    expect(list.status).toBe(200);
+    expect(list.body.activities).toHaveLength(5);
+    if (a !== b) expect(sub.items).toHaveLength(before.length);
+
+    // Back: the subscriber gets what it missed without waiting for a new event.
+    proxy.restore();
+    const all = await loggedIds(a, s.accessoryId);
+    await waitFor(() => sub.items.length >= all.length, 'the missed events');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(sub.items.map((e) => e.eventId)).toEqual(all);
+    expect(sub.errors).toEqual([]);
+  });
+
+  it('falls back to per-instance buckets while Redis is away, never a 5xx', async () => {
+    const proxy = await redisProxy();
+    const env = { REDIS_URL: proxy.via(redisUrl!), RATE_LIMIT_RPS: '1', RATE_LIMIT_BURST: '3' };
+    const t = await app(env);
+    const token = await t.token(['activities_basic'], 'user-1', `cut-${crypto.randomUUID()}`);
+    const statuses = async (n: number) => {
+      const out = [];
+      for (let i = 0; i < n; i++)
+        out.push((await rest(t.url, token, 'GET', '/api/accessories')).status);
+      return out;
+    };
+    // Shared bucket: one request taken from it in Redis.
+    expect(await statuses(1)).toEqual([200]);
+    proxy.cut();
+    // The instance's own bucket is full: a burst of three, then 429s; answered at once.
+    const started = performance.now();
+    expect(await statuses(5)).toEqual([200, 200, 200, 429, 429]);
+    expect(performance.now() - started).toBeLessThan(5000);
+    proxy.restore();
+    // Redis again: the shared bucket, which still holds two of its three.
+    await expect
+      .poll(async () => (await rest(t.url, token, 'GET', '/api/accessories')).status, {
+        timeout: 10_000,
+        interval: 200,
+      })
+      .toBe(200);
+  });
+});

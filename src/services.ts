@@ -120,6 +120,7 @@ export async function buildServices(
   signal.subscribe((events) => live.publish(events));
   const rateLimiter = new RateLimiter(config.limits, config.redisUrl, logger);
   disposables.defer('rate limiter', () => rateLimiter.close());
+  await rateLimiter.ready();
   const accessories = new AccessoryService(db);
   return {
     config,

@@ -19,6 +19,8 @@ export interface RateDecision extends BucketDecision {
 
 /** How long a bucket check may wait for Redis before this instance's buckets answer instead. */
 const REDIS_TIMEOUT_MS = 250;
+/** How long the start waits for Redis before the first requests use this instance's buckets. */
+const CONNECT_TIMEOUT_MS = 2000;
 
 export class RateLimiter {
   readonly #policies: { standard: BucketPolicy; ingest: BucketPolicy } | undefined;
@@ -26,6 +28,7 @@ export class RateLimiter {
   readonly #redis: Redis | undefined;
   readonly #shared: ReturnType<typeof RedisGCRA> | undefined;
   #fallback = false;
+  #connecting: Promise<void> = Promise.resolve();
 
   constructor(
     config: LimitsConfig,
@@ -45,12 +48,21 @@ export class RateLimiter {
         enableOfflineQueue: false,
         commandTimeout: REDIS_TIMEOUT_MS,
         maxRetriesPerRequest: 0,
+        connectTimeout: CONNECT_TIMEOUT_MS,
         lazyConnect: true,
       });
       this.#redis.on('error', () => {}); // reported once, by #take, when a check falls back
-      this.#redis.connect().catch(() => {});
+      this.#connecting = this.#redis.connect().catch(() => {});
       this.#shared = RedisGCRA({ redis: this.#redis, keyPrefix: 'clipgate:rate' });
     }
+  }
+
+  /**
+   * Resolves once Redis answered or gave up at start: a check made before would find no
+   * connection and take from this instance's bucket instead of the shared one.
+   */
+  ready(): Promise<void> {
+    return this.#connecting;
   }
 
   /** Takes one request from the caller's bucket; undefined when limiting is off. */

@@ -15,11 +15,22 @@ export interface TcpProxy {
   close(): Promise<void>;
 }
 
-export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
+/** `connectDelayMs`: each new connection reaches the server only after this long (a slow link). */
+export async function startTcpProxy(
+  targetHost: string,
+  targetPort: number,
+  { connectDelayMs = 0 } = {},
+): Promise<TcpProxy> {
   const open = new Set<net.Socket>();
   let up = true;
   const server = net.createServer((client) => {
     if (!up) return client.destroy();
+    if (connectDelayMs === 0) return forward(client);
+    client.pause();
+    open.add(client);
+    setTimeout(() => (client.destroyed ? undefined : forward(client)), connectDelayMs);
+  });
+  function forward(client: net.Socket): void {
     const upstream = net.connect(targetPort, targetHost);
     open.add(client).add(upstream);
     const drop = () => {
@@ -31,7 +42,7 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     client.on('error', drop).on('close', drop);
     upstream.on('error', drop).on('close', drop);
     client.pipe(upstream).pipe(client);
-  });
+  }
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return {

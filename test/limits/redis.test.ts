@@ -24,9 +24,9 @@ describe.runIf(redisUrl).each(backends)('Redis cut off on %s', (backend) => {
     for (const step of undo.splice(0).reverse()) await step();
   });
 
-  async function redisProxy(): Promise<TcpProxy> {
+  async function redisProxy(options?: { connectDelayMs: number }): Promise<TcpProxy> {
     const target = new URL(redisUrl!);
-    const proxy = await startTcpProxy(target.hostname, Number(target.port || 6379));
+    const proxy = await startTcpProxy(target.hostname, Number(target.port || 6379), options);
     undo.push(proxy.close);
     return proxy;
   }
@@ -85,7 +85,8 @@ describe.runIf(redisUrl).each(backends)('Redis cut off on %s', (backend) => {
   });
 
   it('falls back to per-instance buckets while Redis is away, never a 5xx', async () => {
-    const proxy = await redisProxy();
+    // Connections take a while: the first request must still be counted in Redis.
+    const proxy = await redisProxy({ connectDelayMs: 300 });
     const env = { REDIS_URL: proxy.via(redisUrl!), RATE_LIMIT_RPS: '1', RATE_LIMIT_BURST: '3' };
     const t = await app(env);
     const token = await t.token(['activities_basic'], 'user-1', `cut-${crypto.randomUUID()}`);

@@ -46,6 +46,11 @@ export interface LimitsConfig {
   rateBurst: number;
   /** `RATE_LIMIT_INGEST_RPS`: the same for tokens with the ingest scope (burst: two seconds' worth). */
   ingestRps: number;
+  /**
+   * `RATE_LIMIT_COST`: GraphQL cost points per second per OAuth client and account (scaled by
+   * the ingest rate for ingest tokens; burst: two seconds' worth); 0 turns the cost budget off.
+   */
+  costRate: number;
   /** `GRAPHQL_MAX_ALIASES`, `GRAPHQL_MAX_DEPTH`, `GRAPHQL_MAX_TOKENS`, `GRAPHQL_MAX_COST`. */
   graphql: { maxAliases: number; maxDepth: number; maxTokens: number; maxCost: number };
   /** `OVERLOAD_LAG_MS`: event-loop lag above which new requests are refused (503); 0: never. */
@@ -261,6 +266,7 @@ function limitsConfig(env: Env): LimitsConfig {
     rateRps: int(env, 'RATE_LIMIT_RPS', 50),
     rateBurst: int(env, 'RATE_LIMIT_BURST', 100),
     ingestRps: int(env, 'RATE_LIMIT_INGEST_RPS', 5000),
+    costRate: int(env, 'RATE_LIMIT_COST', 10_000),
     graphql: {
       maxAliases: int(env, 'GRAPHQL_MAX_ALIASES', 30),
       maxDepth: int(env, 'GRAPHQL_MAX_DEPTH', 12),
@@ -269,6 +275,10 @@ function limitsConfig(env: Env): LimitsConfig {
     },
     overloadLagMs: int(env, 'OVERLOAD_LAG_MS', 500),
   };
+  if (limits.rateRps > 0 && limits.costRate > 0 && limits.costRate < limits.graphql.maxCost / 2) {
+    // Two seconds' worth of burst must pay for the costliest operation allowed.
+    throw new Error('RATE_LIMIT_COST must be at least half of GRAPHQL_MAX_COST, or 0');
+  }
   if (limits.rateRps > 0 && (limits.rateBurst < 1 || limits.ingestRps < 1)) {
     throw new Error('RATE_LIMIT_BURST and RATE_LIMIT_INGEST_RPS must be at least 1');
   }

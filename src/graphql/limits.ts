@@ -19,10 +19,16 @@ import type { LimitsConfig } from '../config.ts';
  * graphql-armor plugins, and a cost by graphql-query-complexity where a field with page
  * arguments multiplies the cost of its selection by `first`/`last`/`limit` (or its default page
  * size when absent), and one with an `ids` list (`nodes`) by the number of ids. Over a limit: INVALID_ARGUMENT naming the limit, its value and what was
- * measured, answered like a validation error.
+ * measured, answered like a validation error. Within the limit, the cost is then taken from the
+ * caller's cost budget (`refusals.charge`).
  */
 export interface LimitRefusals {
   refused(): void;
+  /**
+   * Takes an operation's cost (within the limit) from its caller's budget: an error when the
+   * budget has not that much left, and then nothing runs.
+   */
+  charge(context: unknown, cost: number): Promise<GraphQLError | undefined>;
 }
 
 /** A field's default page size, for the cost of a page asked for without `first`/`last`. */
@@ -167,12 +173,13 @@ export function operationLimits(
   });
 
   const cachedCost = costCache(config.maxCost);
-  const checkCost = (
+  const checkCost = async (
     args: {
       schema: GraphQLSchema;
       document: DocumentNode;
       variableValues?: Record<string, unknown> | null;
       operationName?: string | null;
+      contextValue?: unknown;
     },
     stop: (result: { errors: GraphQLError[] }) => void,
   ) => {
@@ -182,7 +189,12 @@ export function operationLimits(
       args.variableValues ?? undefined,
       args.operationName ?? undefined,
     );
-    if (cost === undefined || cost <= config.maxCost) return;
+    if (cost === undefined) return;
+    if (cost <= config.maxCost) {
+      const overBudget = await refusals.charge(args.contextValue, cost);
+      if (overBudget) stop({ errors: [overBudget] });
+      return;
+    }
     refusals.refused();
     stop({
       errors: [

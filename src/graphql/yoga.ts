@@ -4,6 +4,7 @@ import { getOperationAST } from 'graphql';
 import { createGraphQLError, createYoga, type Plugin } from 'graphql-yoga';
 import { admit, type RequestContext } from '../context.ts';
 import { AppError } from '../errors.ts';
+import { rateLimited } from '../limits/rate.ts';
 import type { HttpHandler } from '../http/server.ts';
 import type { Services } from '../services.ts';
 import { graphqlTracing } from '../telemetry/graphql.ts';
@@ -67,6 +68,13 @@ export function createGraphQL(services: Services) {
       ...(tracer ? [graphqlTracing(tracer)] : []),
       ...operationLimits(services.config.limits.graphql, {
         refused: () => services.metrics.refusals.inc({ reason: 'too_costly' }),
+        charge: async (context, cost) => {
+          const { principal } = context as GraphQLContext;
+          const decision = await services.rateLimiter.charge(principal, cost);
+          if (!decision || decision.allowed) return undefined;
+          services.metrics.refusals.inc({ reason: 'rate_limited' });
+          return requestError(rateLimited(decision, cost));
+        },
       }),
       useGraphQlJit(
         {},

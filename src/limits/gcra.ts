@@ -1,7 +1,7 @@
 /**
  * A token bucket, computed as the generic cell rate algorithm (GCRA): the only state of a bucket
  * is the theoretical arrival time (TAT) at which it would be full again. A bucket holds `burst`
- * tokens and gains `ratePerSecond` per second; each request takes one. Pure, so that the
+ * tokens and gains `ratePerSecond` per second; each request takes one, or its cost. Pure, so that the
  * in-memory buckets and the shared ones in Redis (the `redis-gcra` package runs the same
  * algorithm as a script) answer alike.
  */
@@ -16,22 +16,26 @@ export interface BucketDecision {
   allowed: boolean;
   /** Tokens left after this request. */
   remaining: number;
-  /** When refused: milliseconds until one token is back. */
+  /** When refused: milliseconds until enough tokens are back. */
   retryAfterMs: number;
   /** Milliseconds until the bucket is full again. */
   resetMs: number;
 }
 
-/** Takes one token from a bucket whose TAT is `tat` (undefined: a full bucket) at time `now` (ms). */
+/**
+ * Takes `cost` tokens from a bucket whose TAT is `tat` (undefined: a full bucket) at time `now`
+ * (ms); none when fewer are left.
+ */
 export function takeToken(
   tat: number | undefined,
   now: number,
   policy: BucketPolicy,
+  cost = 1,
 ): { decision: BucketDecision; tat: number | undefined } {
   const interval = 1000 / policy.ratePerSecond;
   const tolerance = interval * policy.burst;
   const start = Math.max(tat ?? now, now);
-  const next = start + interval;
+  const next = start + interval * cost;
   const allowAt = next - tolerance;
   if (allowAt > now) {
     return {
@@ -61,8 +65,8 @@ export class MemoryBuckets {
 
   constructor(private readonly maxKeys = 100_000) {}
 
-  take(key: string, policy: BucketPolicy, now = Date.now()): BucketDecision {
-    const { decision, tat } = takeToken(this.#tats.get(key), now, policy);
+  take(key: string, policy: BucketPolicy, cost = 1, now = Date.now()): BucketDecision {
+    const { decision, tat } = takeToken(this.#tats.get(key), now, policy, cost);
     if (tat !== undefined) {
       // Re-inserting keeps the map in last-use order, so the oldest entries go first.
       this.#tats.delete(key);

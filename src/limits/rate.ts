@@ -9,7 +9,11 @@ import { MemoryBuckets, type BucketDecision, type BucketPolicy } from './gcra.ts
 /**
  * Rate limits per OAuth client and account (the token's `client_id` and subject): a token
  * bucket of `RATE_LIMIT_RPS` with bursts of `RATE_LIMIT_BURST`, or for tokens with the ingest
- * scope `RATE_LIMIT_INGEST_RPS` with two seconds' worth of burst. With `REDIS_URL` the buckets
+ * scope `RATE_LIMIT_INGEST_RPS` with two seconds' worth of burst. Beside it, a bucket of
+ * GraphQL cost (`RATE_LIMIT_COST` points a second, two seconds' worth of burst, scaled for
+ * ingest tokens as their request rate is): each operation takes its cost from it, so that a
+ * client sending the costliest operations the limits allow gets as many of them a second as the
+ * budget pays for, not one per request. With `REDIS_URL` the buckets
  * live in Redis and every instance shares them; without it, or while Redis does not answer,
  * each instance keeps its own (logged once when it starts and once when it ends).
  */
@@ -22,8 +26,14 @@ const REDIS_TIMEOUT_MS = 250;
 /** How long the start waits for Redis before the first requests use this instance's buckets. */
 const CONNECT_TIMEOUT_MS = 2000;
 
+/** A kind of caller's budgets: requests, and GraphQL cost (undefined when not limited). */
+interface Budgets {
+  requests: BucketPolicy;
+  cost: BucketPolicy | undefined;
+}
+
 export class RateLimiter {
-  readonly #policies: { standard: BucketPolicy; ingest: BucketPolicy } | undefined;
+  readonly #policies: { standard: Budgets; ingest: Budgets } | undefined;
   readonly #memory = new MemoryBuckets();
   readonly #redis: Redis | undefined;
   readonly #shared: ReturnType<typeof RedisGCRA> | undefined;
@@ -36,9 +46,17 @@ export class RateLimiter {
     private readonly logger: Logger,
   ) {
     if (config.rateRps === 0) return;
+    const cost = (name: string, ratePerSecond: number): BucketPolicy | undefined =>
+      config.costRate === 0 ? undefined : { name, ratePerSecond, burst: 2 * ratePerSecond };
     this.#policies = {
-      standard: { name: 'default', ratePerSecond: config.rateRps, burst: config.rateBurst },
-      ingest: { name: 'ingest', ratePerSecond: config.ingestRps, burst: 2 * config.ingestRps },
+      standard: {
+        requests: { name: 'default', ratePerSecond: config.rateRps, burst: config.rateBurst },
+        cost: cost('cost', config.costRate),
+      },
+      ingest: {
+        requests: { name: 'ingest', ratePerSecond: config.ingestRps, burst: 2 * config.ingestRps },
+        cost: cost('ingest-cost', (config.costRate * config.ingestRps) / config.rateRps),
+      },
     };
     if (redisUrl) {
       // No offline queue and a short timeout: while Redis is away, a check fails at once and the
@@ -67,17 +85,34 @@ export class RateLimiter {
 
   /** Takes one request from the caller's bucket; undefined when limiting is off. */
   async consume(principal: Principal): Promise<RateDecision | undefined> {
+    return this.#takeFrom(principal, this.#budgets(principal)?.requests, 1);
+  }
+
+  /** Takes a GraphQL operation's cost from the caller's cost bucket; undefined when not limited. */
+  async charge(principal: Principal, cost: number): Promise<RateDecision | undefined> {
+    return this.#takeFrom(principal, this.#budgets(principal)?.cost, cost);
+  }
+
+  #budgets(principal: Principal): Budgets | undefined {
     if (!this.#policies) return undefined;
-    const policy = principal.scopes.has('ingest') ? this.#policies.ingest : this.#policies.standard;
+    return principal.scopes.has('ingest') ? this.#policies.ingest : this.#policies.standard;
+  }
+
+  async #takeFrom(
+    principal: Principal,
+    policy: BucketPolicy | undefined,
+    cost: number,
+  ): Promise<RateDecision | undefined> {
+    if (!policy) return undefined;
     const key = `${policy.name}:${principal.clientId}:${principal.subject}`;
-    return { ...(await this.#take(key, policy)), policy };
+    return { ...(await this.#take(key, policy, cost)), policy };
   }
 
   async close(): Promise<void> {
     this.#redis?.disconnect();
   }
 
-  async #take(key: string, policy: BucketPolicy): Promise<BucketDecision> {
+  async #take(key: string, policy: BucketPolicy, cost: number): Promise<BucketDecision> {
     if (this.#shared) {
       try {
         const r = await this.#shared.limit({
@@ -85,6 +120,7 @@ export class RateLimiter {
           burst: policy.burst,
           rate: policy.ratePerSecond,
           period: 1000,
+          cost,
         });
         if (this.#fallback) {
           this.#fallback = false;
@@ -106,7 +142,7 @@ export class RateLimiter {
         }
       }
     }
-    return this.#memory.take(key, policy);
+    return this.#memory.take(key, policy, cost);
   }
 }
 
@@ -124,12 +160,24 @@ export function rateLimitHeaders(d: RateDecision): Record<string, string> {
   };
 }
 
-export function rateLimited(d: RateDecision): AppError {
+/**
+ * RATE_LIMITED for a request over its bucket, or, given its cost, a GraphQL operation costing more
+ * than what is left of its caller's cost budget.
+ */
+export function rateLimited(d: RateDecision, cost?: number): AppError {
   const retryAfter = Math.max(1, Math.ceil(d.retryAfterMs / 1000));
+  const { ratePerSecond, burst } = d.policy;
+  const message =
+    cost === undefined
+      ? `too many requests for this client and account: at most ${ratePerSecond} per second (bursts of ${burst}); retry after ${retryAfter} s`
+      : `the operation costs ${cost}, more than this client and account have left of their ${ratePerSecond} cost points a second (bursts of ${burst}); ask for smaller pages, or retry after ${retryAfter} s`;
   return new AppError(
     'RATE_LIMITED',
-    `too many requests for this client and account: at most ${d.policy.ratePerSecond} per second (bursts of ${d.policy.burst}); retry after ${retryAfter} s`,
-    { retryAfterSeconds: retryAfter },
+    message,
+    {
+      retryAfterSeconds: retryAfter,
+      ...(cost !== undefined && { limit: 'RATE_LIMIT_COST', measured: cost }),
+    },
     { 'Retry-After': String(retryAfter), ...rateLimitHeaders(d) },
   );
 }

@@ -11,18 +11,18 @@ describe('token bucket (GCRA)', () => {
   it('lets a burst through at once, then the rate', () => {
     const buckets = new MemoryBuckets();
     const at = 1_000_000;
-    const burst = Array.from({ length: 100 }, () => buckets.take('k', policy, at));
+    const burst = Array.from({ length: 100 }, () => buckets.take('k', policy, 1, at));
     expect(burst.every((d) => d.allowed)).toBe(true);
     expect(burst.map((d) => d.remaining).slice(0, 3)).toEqual([99, 98, 97]);
     expect(burst.at(-1)!.remaining).toBe(0);
-    const refused = buckets.take('k', policy, at);
+    const refused = buckets.take('k', policy, 1, at);
     expect(refused).toMatchObject({ allowed: false, remaining: 0, retryAfterMs: 20 });
     expect(refused.resetMs).toBe(2000);
     // A token comes back every 20 ms: a second later, 50 more.
-    const later = Array.from({ length: 51 }, () => buckets.take('k', policy, at + 1000));
+    const later = Array.from({ length: 51 }, () => buckets.take('k', policy, 1, at + 1000));
     expect(later.filter((d) => d.allowed)).toHaveLength(50);
     // Other keys have their own bucket.
-    expect(buckets.take('other', policy, at).remaining).toBe(99);
+    expect(buckets.take('other', policy, 1, at).remaining).toBe(99);
   });
 
   it('never stores a refusal and fills up to the burst, not beyond', () => {
@@ -33,6 +33,61 @@ describe('token bucket (GCRA)', () => {
     expect(refusedState.tat).toBe(2020);
     // An hour idle: a full bucket, not an hour's worth of tokens.
     expect(takeToken(20, 3_600_000, policy).decision.remaining).toBe(99);
+  });
+
+  it('takes a cost at once, or nothing when less is left', () => {
+    const buckets = new MemoryBuckets();
+    const costs = { name: 'cost', ratePerSecond: 5, burst: 10 };
+    expect(buckets.take('k', costs, 4, 0)).toMatchObject({ allowed: true, remaining: 6 });
+    // Seven when six are left: refused until one more is back (200 ms), and nothing taken.
+    expect(buckets.take('k', costs, 7, 0)).toMatchObject({ allowed: false, retryAfterMs: 200 });
+    expect(buckets.take('k', costs, 6, 0)).toMatchObject({ allowed: true, remaining: 0 });
+  });
+});
+
+/** Three full pages of 100 activities with every field: about 4,800 of GRAPHQL_MAX_COST's 5000. */
+const costly = (accessoryId: string) => {
+  const page = `edges { cursor node { activityId accessoryId startTime endTime playbackDuration relevanceLevel inProgress motionZones objectLocations } } pageInfo { hasNextPage endCursor }`;
+  const pages = ['a', 'b', 'c'].map((alias) => `${alias}: activities(first: 100) { ${page} }`);
+  return `{ accessory(id: "${accessoryId}") { ${pages.join(' ')} } }`;
+};
+const postGraphql = (url: string, token: string, query: string) =>
+  fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ query }),
+  });
+interface Refusal {
+  errors: { message: string; extensions: { code: string; details: Record<string, unknown> } }[];
+}
+
+describe.each(backends)('GraphQL cost budget on %s', (backend) => {
+  it("takes each operation's cost from its client's budget, and refuses what it cannot pay", async () => {
+    // 2,500 points a second, bursts of 5,000: one costly operation fits, a second does not.
+    const t = await startApp(backend, { RATE_LIMIT_RPS: '50', RATE_LIMIT_COST: '2500' });
+    try {
+      const { accessoryId } = await seedAccessory(t);
+      const reader = await t.token(['activities_basic'], 'user-1', 'costly-client');
+      const query = costly(accessoryId);
+      expect((await postGraphql(t.url, reader, query)).status).toBe(200);
+      const refused = await postGraphql(t.url, reader, query);
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(refused.headers.get('ratelimit-policy')).toBe('"cost";q=5000;w=2');
+      const { errors } = (await refused.json()) as Refusal;
+      expect(errors[0]!.extensions.code).toBe('RATE_LIMITED');
+      expect(errors[0]!.extensions.details).toMatchObject({ limit: 'RATE_LIMIT_COST' });
+      expect(errors[0]!.extensions.details.measured).toBeGreaterThan(4000);
+      expect(errors[0]!.message).toMatch(/costs \d+.*2500 cost points a second/);
+      // What is left still pays for cheap operations, and other clients have their own budget.
+      expect((await postGraphql(t.url, reader, '{ viewer { clientId } }')).status).toBe(200);
+      const other = await t.token(['activities_basic'], 'user-1', 'other-client');
+      expect((await postGraphql(t.url, other, query)).status).toBe(200);
+      // REST requests are not priced.
+      expect((await rest(t.url, reader, 'GET', '/api/accessories')).status).toBe(200);
+    } finally {
+      await t.close();
+    }
   });
 });
 
@@ -156,6 +211,20 @@ describe.runIf(redisUrl)('rate limits shared through Redis', () => {
         statuses.push((await rest(app.url, token, 'GET', '/api/accessories')).status);
       }
       expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+
+  it('two instances take GraphQL costs from one budget', async () => {
+    const env = { RATE_LIMIT_RPS: '50', RATE_LIMIT_COST: '2500', REDIS_URL: redisUrl! };
+    const [a, b] = await Promise.all([startApp('pglite', env), startApp('pglite', env)]);
+    try {
+      const { accessoryId } = await seedAccessory(a);
+      const token = await a.token(['activities_basic'], 'user-1', `cost-${crypto.randomUUID()}`);
+      expect((await postGraphql(a.url, token, costly(accessoryId))).status).toBe(200);
+      // The cost is checked before anything runs: b refuses whatever its data.
+      expect((await postGraphql(b.url, token, costly(accessoryId))).status).toBe(429);
     } finally {
       await Promise.all([a.close(), b.close()]);
     }

@@ -1,6 +1,6 @@
 import { decodeGlobalID, encodeGlobalID } from '@pothos/plugin-relay';
 import { isUuid } from '../ids.ts';
-import { isDeliveryId } from '../notifications/service.ts';
+import { isDeliveryId } from '../notifications/views.ts';
 
 /**
  * The global ids of the `Node` interface (docs/decisions.md, GraphQL). A type whose own key

@@ -11,7 +11,7 @@ import {
   MAX_PER_SECOND_MAX,
   USER_DATA_MAX_BYTES,
 } from './registration.ts';
-import { registrationJson } from './service.ts';
+import { registrationJson } from './views.ts';
 
 // The fields are checked by checkRegistration (shared with GraphQL), so that every problem is a
 // 400 naming the field itself; the schema here catches unknown fields and describes the body.

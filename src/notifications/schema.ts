@@ -3,13 +3,8 @@ import { recordedEventTypes } from '../events/types.ts';
 import { builder } from '../graphql/builder.ts';
 import { callerOf, motionAllowed } from './caller.ts';
 import { MAX_PER_SECOND_MAX } from './registration.ts';
-import {
-  MAX_DELIVERIES_PAGE,
-  TEST_EVENT_TYPE,
-  type AttemptView,
-  type DeliveryView,
-  type RegistrationView,
-} from './service.ts';
+import { MAX_DELIVERIES_PAGE, TEST_EVENT_TYPE } from './service.ts';
+import type { AttemptView, DeliveryView, RegistrationView } from './views.ts';
 
 /** The contract's event types, by their wire names. */
 export const EventTypeRef = builder.enumType('EventType', {

@@ -1,149 +1,28 @@
 import type { WebhookConfig } from '../config.ts';
 import { conflict, invalidArgument, notFound, permissionDenied } from '../errors.ts';
-import { isEventType, type EventType } from '../events/types.ts';
 import type { Database } from '../storage/database.ts';
 import { currentTraceparent } from '../telemetry/tracing.ts';
-import { webhookIdOf, type AttemptOutcome, type DeliveryState } from './delivery/policy.ts';
 import { checkRegistration, MOTION_EVENT_TYPES, type RegistrationInput } from './registration.ts';
+import type { DeliveryState } from './delivery/policy.ts';
 import { secretContext, type SecretBox } from './secrets.ts';
+import {
+  DELIVERY_COLUMNS,
+  deliveryColumns,
+  isDeliveryId,
+  REGISTRATION_COLUMNS,
+  registrationView,
+  withAttempts,
+  type Caller,
+  type DeliveryPage,
+  type DeliveryRow,
+  type DeliveryView,
+  type RegistrationRow,
+  type RegistrationView,
+} from './views.ts';
 
 /** The eventType of sendTestNotification's deliveries; deliberately not an EventType. */
 export const TEST_EVENT_TYPE = 'test_notification';
 export const MAX_DELIVERIES_PAGE = 100;
-
-/** Delivery ids are the decimal form of a positive bigint. */
-export const isDeliveryId = (value: string): boolean => /^\d{1,18}$/.test(value);
-
-export interface RegistrationView {
-  accountId: string;
-  clientId: string;
-  url: string;
-  eventTypes: EventType[];
-  userData: Record<string, unknown> | null;
-  /** Which events of its types it gets (docs/api.md, Filtered notifications); null: all. */
-  filter: string | null;
-  /** Deliveries per second at most; null: no limit. */
-  maxPerSecond: number | null;
-  /** active: notifications are sent; disabled: none are, until re-registered or enabled. */
-  state: 'active' | 'disabled';
-  /** Since when every attempt failed; null: the last attempt succeeded, or none was made. */
-  failingSince: Date | null;
-  disabledAt: Date | null;
-  disabledReason: string | null;
-  createdAt: Date;
-  updatedAt: Date;
-}
-
-/**
- * Whose registration: the caller's own account and its OAuth client, as REST and GraphQL
- * resolve them (caller.ts).
- */
-export interface Caller {
-  accountId: string;
-  clientId: string;
-}
-
-export interface AttemptView {
-  attempt: number;
-  startedAt: Date;
-  durationMs: number;
-  outcome: AttemptOutcome;
-  status: number | null;
-  error: string | null;
-  errorMessage: string | null;
-  responseSnippet: string;
-}
-
-export interface DeliveryView {
-  deliveryId: string;
-  kind: 'event' | 'test';
-  eventId: string | null;
-  webhookId: string;
-  eventType: string;
-  eventData: unknown;
-  state: DeliveryState;
-  url: string;
-  attemptCount: number;
-  nextAttemptAt: Date | null;
-  createdAt: Date;
-  finishedAt: Date | null;
-  attempts: AttemptView[];
-}
-
-export interface DeliveryPage {
-  deliveries: DeliveryView[];
-  hasNextPage: boolean;
-}
-
-/** The REST form of a registration; the authKey is never part of it. */
-export const registrationJson = (r: RegistrationView) => ({
-  accountId: r.accountId,
-  clientId: r.clientId,
-  url: r.url,
-  eventTypes: r.eventTypes,
-  userData: r.userData,
-  filter: r.filter,
-  maxPerSecond: r.maxPerSecond,
-  state: r.state,
-  failingSince: r.failingSince?.toISOString() ?? null,
-  disabledAt: r.disabledAt?.toISOString() ?? null,
-  disabledReason: r.disabledReason,
-  createdAt: r.createdAt.toISOString(),
-  updatedAt: r.updatedAt.toISOString(),
-});
-
-interface RegistrationRow {
-  account_id: string;
-  client_id: string;
-  url: string;
-  event_types: string[];
-  user_data: Record<string, unknown> | null;
-  filter: string | null;
-  max_per_second: number | null;
-  failing_since: Date | null;
-  disabled_at: Date | null;
-  disabled_reason: string | null;
-  created_at: Date;
-  updated_at: Date;
-}
-
-const registrationView = (row: RegistrationRow): RegistrationView => ({
-  accountId: row.account_id,
-  clientId: row.client_id,
-  url: row.url,
-  eventTypes: row.event_types.filter(isEventType),
-  userData: row.user_data,
-  filter: row.filter,
-  maxPerSecond: row.max_per_second,
-  state: row.disabled_at === null ? 'active' : 'disabled',
-  failingSince: row.failing_since,
-  disabledAt: row.disabled_at,
-  disabledReason: row.disabled_reason,
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
-});
-
-interface DeliveryRow {
-  id: string;
-  kind: 'event' | 'test';
-  event_id: string | null;
-  event_type: string;
-  event_data: unknown;
-  state: DeliveryState;
-  url: string;
-  attempt_count: number;
-  next_attempt_at: Date;
-  created_at: Date;
-  finished_at: Date | null;
-}
-
-const deliveryColumns = (t = '') =>
-  `${t}id::text AS id, ${t}kind, ${t}event_id::text AS event_id, ${t}event_type, ${t}event_data,
-   ${t}state, ${t}url, ${t}attempt_count, ${t}next_attempt_at, ${t}created_at, ${t}finished_at`;
-const DELIVERY_COLUMNS = deliveryColumns();
-
-const REGISTRATION_COLUMNS = `account_id, client_id, url, event_types, user_data, filter,
-  max_per_second, failing_since, disabled_at, disabled_reason, created_at, updated_at`;
 
 /** What enabling a registration sets (re-registering, `enable`): active, no failures counted. */
 const ENABLED = 'disabled_at = NULL, disabled_reason = NULL, failing_since = NULL';
@@ -285,7 +164,7 @@ export class NotificationService {
       [caller.accountId, caller.clientId, after ?? null, first + 1],
     );
     const page = rows.slice(0, first);
-    return { deliveries: await this.#withAttempts(page), hasNextPage: rows.length > first };
+    return { deliveries: await withAttempts(this.db.pool, page), hasNextPage: rows.length > first };
   }
 
   /**
@@ -303,7 +182,7 @@ export class NotificationService {
         WHERE id = ANY ($3::bigint[]) AND account_id = $1 AND client_id = $2`,
       [caller.accountId, caller.clientId, wanted],
     );
-    const found = new Map((await this.#withAttempts(rows)).map((d) => [d.deliveryId, d]));
+    const found = new Map((await withAttempts(this.db.pool, rows)).map((d) => [d.deliveryId, d]));
     return deliveryIds.map((id) => found.get(id) ?? null);
   }
 
@@ -328,7 +207,7 @@ export class NotificationService {
     );
     if (rows[0]) {
       this.#wake();
-      return (await this.#withAttempts(rows))[0]!;
+      return (await withAttempts(this.db.pool, rows))[0]!;
     }
     const { rows: existing } = await this.db.pool.query<{ state: DeliveryState }>(
       `SELECT state FROM deliveries WHERE id = $3::bigint AND account_id = $1 AND client_id = $2`,
@@ -353,57 +232,6 @@ export class NotificationService {
     );
     if (!rows[0]) throw notFound('registration');
     this.#wake();
-    return (await this.#withAttempts(rows))[0]!;
-  }
-
-  async #withAttempts(rows: DeliveryRow[]): Promise<DeliveryView[]> {
-    if (rows.length === 0) return [];
-    const { rows: attempts } = await this.db.pool.query<{
-      delivery_id: string;
-      attempt: number;
-      started_at: Date;
-      duration_ms: number;
-      outcome: AttemptView['outcome'];
-      status: number | null;
-      error: string | null;
-      error_message: string | null;
-      response_snippet: string;
-    }>(
-      `SELECT delivery_id::text AS delivery_id, attempt, started_at, duration_ms, outcome, status,
-              error, error_message, response_snippet
-         FROM delivery_attempts WHERE delivery_id = ANY ($1::bigint[])
-        ORDER BY delivery_attempts.delivery_id, attempt, delivery_attempts.id`,
-      [rows.map((r) => r.id)],
-    );
-    const byDelivery = new Map<string, AttemptView[]>();
-    for (const a of attempts) {
-      const list = byDelivery.get(a.delivery_id) ?? [];
-      list.push({
-        attempt: a.attempt,
-        startedAt: a.started_at,
-        durationMs: a.duration_ms,
-        outcome: a.outcome,
-        status: a.status,
-        error: a.error,
-        errorMessage: a.error_message,
-        responseSnippet: a.response_snippet,
-      });
-      byDelivery.set(a.delivery_id, list);
-    }
-    return rows.map((r) => ({
-      deliveryId: r.id,
-      kind: r.kind,
-      eventId: r.event_id,
-      webhookId: webhookIdOf(r),
-      eventType: r.event_type,
-      eventData: r.event_data,
-      state: r.state,
-      url: r.url,
-      attemptCount: r.attempt_count,
-      nextAttemptAt: r.state === 'pending' ? r.next_attempt_at : null,
-      createdAt: r.created_at,
-      finishedAt: r.finished_at,
-      attempts: byDelivery.get(r.id) ?? [],
-    }));
+    return (await withAttempts(this.db.pool, rows))[0]!;
   }
 }

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import RedisGCRA from 'redis-gcra';
 import type { Principal } from '../accounts/auth.ts';
@@ -5,6 +6,7 @@ import type { LimitsConfig } from '../config.ts';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { MemoryBuckets, type BucketDecision, type BucketPolicy } from './gcra.ts';
+import { RefusalPacer } from './pacing.ts';
 
 /**
  * Rate limits per OAuth client and account (the token's `client_id` and subject): a token
@@ -13,7 +15,8 @@ import { MemoryBuckets, type BucketDecision, type BucketPolicy } from './gcra.ts
  * GraphQL cost (`RATE_LIMIT_COST` points a second, two seconds' worth of burst, scaled for
  * ingest tokens as their request rate is): each operation takes its cost from it, so that a
  * client sending the costliest operations the limits allow gets as many of them a second as the
- * budget pays for, not one per request. With `REDIS_URL` the buckets
+ * budget pays for, not one per request. A caller's refusals beyond ten a second are answered a
+ * quarter of a second late (./pacing.ts). With `REDIS_URL` the buckets
  * live in Redis and every instance shares them; without it, or while Redis does not answer,
  * each instance keeps its own (logged once when it starts and once when it ends).
  */
@@ -35,6 +38,7 @@ interface Budgets {
 export class RateLimiter {
   readonly #policies: { standard: Budgets; ingest: Budgets } | undefined;
   readonly #memory = new MemoryBuckets();
+  readonly #pacer = new RefusalPacer();
   readonly #redis: Redis | undefined;
   readonly #shared: ReturnType<typeof RedisGCRA> | undefined;
   #fallback = false;
@@ -104,8 +108,14 @@ export class RateLimiter {
     cost: number,
   ): Promise<RateDecision | undefined> {
     if (!policy) return undefined;
-    const key = `${policy.name}:${principal.clientId}:${principal.subject}`;
-    return { ...(await this.#take(key, policy, cost)), policy };
+    const caller = `${principal.clientId}:${principal.subject}`;
+    const decision = await this.#take(`${policy.name}:${caller}`, policy, cost);
+    if (!decision.allowed) {
+      // A client that keeps sending after its refusals has them answered more slowly.
+      const hold = this.#pacer.refused(caller);
+      if (hold > 0) await sleep(hold);
+    }
+    return { ...decision, policy };
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryBuckets, takeToken } from '../../src/limits/gcra.ts';
+import { RefusalPacer } from '../../src/limits/pacing.ts';
 import { backends, startApp, type TestApp } from '../helpers/app.ts';
 import { rest } from '../helpers/client.ts';
 import { seedAccessory } from '../helpers/fixtures.ts';
@@ -42,6 +43,27 @@ describe('token bucket (GCRA)', () => {
     // Seven when six are left: refused until one more is back (200 ms), and nothing taken.
     expect(buckets.take('k', costs, 7, 0)).toMatchObject({ allowed: false, retryAfterMs: 200 });
     expect(buckets.take('k', costs, 6, 0)).toMatchObject({ allowed: true, remaining: 0 });
+  });
+});
+
+describe('refusal pacing', () => {
+  it("answers a caller's first refusals of a second at once and holds the rest", () => {
+    const pacer = new RefusalPacer({ prompt: 3, holdMs: 250 });
+    const at = 5_000_000;
+    expect([1, 2, 3, 4, 5].map(() => pacer.refused('a', at))).toEqual([0, 0, 0, 250, 250]);
+    // Other callers count on their own; the next second starts again.
+    expect(pacer.refused('b', at + 10)).toBe(0);
+    expect(pacer.refused('a', at + 1000)).toBe(0);
+  });
+
+  it('keeps at most its bound of callers, forgetting those of past seconds', () => {
+    const pacer = new RefusalPacer({ prompt: 1, holdMs: 250 }, 2);
+    pacer.refused('a', 0);
+    pacer.refused('b', 0);
+    // A third caller a second later: a and b are forgotten; c counts from zero.
+    expect(pacer.refused('c', 1000)).toBe(0);
+    expect(pacer.refused('a', 1000)).toBe(0);
+    expect(pacer.refused('c', 1000)).toBe(250);
   });
 });
 
@@ -140,6 +162,20 @@ describe.each(backends)('rate limits on %s', (backend) => {
     // The bucket refills at the rate: after a second, requests pass again.
     await new Promise((r) => setTimeout(r, 1100));
     expect((await list(reader)).status).toBe(200);
+  });
+
+  it('holds the refusals of a client that keeps sending after its 429s', async () => {
+    const reader = await t.token(['activities_basic'], 'user-1', 'impatient-client');
+    while ((await list(reader)).status !== 429);
+    // Ten refusals a second are answered at once, later ones a quarter of a second late.
+    const times: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      const started = performance.now();
+      const answer = await list(reader);
+      if (answer.status === 429) times.push(performance.now() - started);
+    }
+    expect(times.filter((ms) => ms >= 240).length).toBeGreaterThanOrEqual(4);
+    expect(times.filter((ms) => ms < 240).length).toBeGreaterThanOrEqual(9);
   });
 
   it('keeps one bucket per OAuth client and account, and a larger one for ingest tokens', async () => {

@@ -3,7 +3,7 @@ import type { AccountView } from '../accounts/service.ts';
 import { invalidArgument, notFound } from '../errors.ts';
 import type { EventSignal } from '../events/outbox.ts';
 import type { Database } from '../storage/database.ts';
-import { loadZoneIndex, testsZones, zoneMembershipSql } from '../zones/membership.ts';
+import { testsZones, zoneMembershipSql } from '../zones/membership.ts';
 import { isZoneId } from '../zones/validation.ts';
 import type { FilterNode } from './filter/index.ts';
 import { isActivityId, retentionFloor } from './ids.ts';
@@ -68,9 +68,7 @@ export class ActivityService {
       filter: req.filter,
       // A motionZones condition follows the accessory's zones (the zones-and-time rule).
       zoneMembership:
-        req.filter && testsZones(req.filter)
-          ? zoneMembershipSql(await loadZoneIndex(this.db.pool, accessoryId))
-          : undefined,
+        req.filter && testsZones(req.filter) ? zoneMembershipSql(accessoryId) : undefined,
     });
   }
 

@@ -1,11 +1,10 @@
-import type pg from 'pg';
 import type {
   CompileOptions,
   EvaluateOptions,
   FilterNode,
   SqlBuilder,
 } from '../activities/filter/index.ts';
-import { poolRows, type RowQuery } from '../storage/database.ts';
+import type { RowQuery } from '../storage/database.ts';
 import { coveredCells, type Vertex } from './geometry.ts';
 import { SYSTEM_ZONE_ID } from './validation.ts';
 
@@ -16,15 +15,6 @@ import { SYSTEM_ZONE_ID } from './validation.ts';
 export interface ZoneIndex {
   lastModified: Date;
   cells: ReadonlyMap<string, readonly number[]>;
-}
-
-/**
- * The accessory's zone index in one statement (one snapshot), or null before its first save.
- * A zone set saved with no zones has a lastModified and no cells.
- */
-export async function loadZoneIndex(pool: pg.Pool, accessoryId: string): Promise<ZoneIndex | null> {
-  const indexes = await loadZoneIndexes(poolRows(pool), { accessoryIds: [accessoryId] });
-  return indexes.get(accessoryId) ?? null;
 }
 
 /**
@@ -90,30 +80,29 @@ export function testsZones(node: FilterNode): boolean {
 
 /**
  * Zone membership by the contract's "zones and time" rule, for compileFilter's
- * `zoneMembership` hook. For zone id Z:
- * - before the first save (no index), and for the system zone zR: exact, Z in motionZones;
- * - an activity that started after lastModified: exact, Z in motionZones;
+ * `zoneMembership` hook, reading accessory `accessoryId`'s zones inside the statement itself
+ * (in its snapshot, with no round trip before it). For zone id Z:
+ * - before the first save (no zone set), and for the system zone zR: exact, Z in motionZones;
+ * - an activity that started after the set's lastModified: exact, Z in motionZones;
  * - one that started at or before lastModified: one of its objectLocations lies in a cell that
  *   Z's current polygon covers. A zone id not currently defined covers no cells: false.
- * All of it is one SQL boolean expression per zone id, never NULL, with the zone id, the
- * timestamp and the cells as bound parameters (the cells as smallint[]); the database decides
- * row by row while it walks the paging index.
+ * All of it is one SQL boolean expression per zone id, never NULL, with the zone id and the
+ * accessory id as bound parameters; lastModified and each zone's cells are uncorrelated
+ * sub-selects, which PostgreSQL evaluates once per statement (init plans) before it walks the
+ * paging index row by row.
  *
- * The returned hook binds lastModified and each zone's cells once per query: make one per query.
+ * The returned hook binds the accessory id once per query: make one per query.
  */
-export function zoneMembershipSql(index: ZoneIndex | null): CompileOptions['zoneMembership'] {
-  let lastModified: string | undefined;
-  const cells = new Map<string, string>();
+export function zoneMembershipSql(accessoryId: string): CompileOptions['zoneMembership'] {
+  let accessory: string | undefined;
   return (zoneId: string, sql: SqlBuilder) => {
-    const exact = `${sql.param(zoneId)}::text = ANY(motion_zones)`;
-    if (!index || zoneId === SYSTEM_ZONE_ID) return exact;
-    lastModified ??= `${sql.param(index.lastModified.toISOString())}::timestamptz`;
-    let cellsParam = cells.get(zoneId);
-    if (cellsParam === undefined) {
-      cellsParam = `${sql.param(index.cells.get(zoneId) ?? [])}::smallint[]`;
-      cells.set(zoneId, cellsParam);
-    }
-    return `CASE WHEN start_time > ${lastModified} THEN ${exact} ELSE object_locations && ${cellsParam} END`;
+    const zone = `${sql.param(zoneId)}::text`;
+    const exact = `${zone} = ANY(motion_zones)`;
+    if (zoneId === SYSTEM_ZONE_ID) return exact;
+    accessory ??= `${sql.param(accessoryId)}::uuid`;
+    const lastModified = `(SELECT last_modified FROM zone_sets WHERE accessory_id = ${accessory})`;
+    const cells = `(SELECT cells FROM zones WHERE accessory_id = ${accessory} AND zone_id = ${zone})`;
+    return `CASE WHEN start_time > COALESCE(${lastModified}, '-infinity') THEN ${exact} ELSE COALESCE(object_locations && ${cells}, false) END`;
   };
 }
 

@@ -266,7 +266,7 @@ function limitsConfig(env: Env): LimitsConfig {
     rateRps: int(env, 'RATE_LIMIT_RPS', 50),
     rateBurst: int(env, 'RATE_LIMIT_BURST', 100),
     ingestRps: int(env, 'RATE_LIMIT_INGEST_RPS', 5000),
-    costRate: int(env, 'RATE_LIMIT_COST', 10_000),
+    costRate: int(env, 'RATE_LIMIT_COST', 100_000),
     graphql: {
       maxAliases: int(env, 'GRAPHQL_MAX_ALIASES', 30),
       maxDepth: int(env, 'GRAPHQL_MAX_DEPTH', 12),

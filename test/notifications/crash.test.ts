@@ -139,6 +139,7 @@ describe.each(backends)('a SIGKILL with deliveries in flight on %s', (backend: B
             first: 100,
             after,
           });
+          expect(res.errors).toBeUndefined();
           const page = res.data!.notificationDeliveries!;
           all.push(...page.edges.map((e) => e.node));
           if (!page.pageInfo.hasNextPage) return all;

@@ -15,7 +15,7 @@ export interface PacingPolicy {
   holdMs: number;
 }
 
-export const DEFAULT_PACING: PacingPolicy = { prompt: 10, holdMs: 250 };
+export const DEFAULT_PACING: PacingPolicy = { prompt: 50, holdMs: 200 };
 
 export class RefusalPacer {
   /** Per caller: the second its count is of, and how many refusals it had in it. */

@@ -15,8 +15,8 @@ import { RefusalPacer } from './pacing.ts';
  * GraphQL cost (`RATE_LIMIT_COST` points a second, two seconds' worth of burst, scaled for
  * ingest tokens as their request rate is): each operation takes its cost from it, so that a
  * client sending the costliest operations the limits allow gets as many of them a second as the
- * budget pays for, not one per request. A caller's refusals beyond ten a second are answered a
- * quarter of a second late (./pacing.ts). With `REDIS_URL` the buckets
+ * budget pays for, not one per request. A caller's refusals beyond fifty a second are answered
+ * 200 ms late (./pacing.ts). With `REDIS_URL` the buckets
  * live in Redis and every instance shares them; without it, or while Redis does not answer,
  * each instance keeps its own (logged once when it starts and once when it ends).
  */

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '../../../src/logger.ts';
+import { OutcomeRecorder } from '../../../src/notifications/delivery/recorder.ts';
+import type { Outcome, Queryable } from '../../../src/notifications/delivery/sql.ts';
+
+/** A pool that keeps the outcome batches it is asked to write (and answers every query). */
+function fakePool(): { pool: Queryable; batches: string[][] } {
+  const batches: string[][] = [];
+  const query = async (statement: unknown) => {
+    if (typeof statement === 'object' && statement && 'name' in statement) {
+      const { name, values } = statement as { name: string; values: unknown[] };
+      if (name === 'clipgate_record_outcomes') batches.push(values[2] as string[]);
+    }
+    return { rows: [], rowCount: 0 };
+  };
+  return { pool: { query } as unknown as Queryable, batches };
+}
+
+const outcome = (id: string): Outcome => ({
+  delivery: { id, attempt_count: 1 },
+  startedAt: new Date(),
+  result: {
+    outcome: 'accepted',
+    status: 200,
+    error: null,
+    errorMessage: null,
+    durationMs: 3,
+    responseSnippet: '',
+  },
+  next: { state: 'delivered' },
+});
+
+describe('the record stage', () => {
+  it('writes the outcomes of a burst in one statement, and resolves each once written', async () => {
+    const { pool, batches } = fakePool();
+    const recorder = new OutcomeRecorder(pool, 'instance', createLogger('silent'));
+    const written: string[] = [];
+    const burst = ['1', '2', '3', '4', '5'].map((id) =>
+      recorder.record(outcome(id)).then(() => written.push(id)),
+    );
+    await Promise.all(burst);
+    expect(batches).toEqual([['1', '2', '3', '4', '5']]);
+    expect(written).toEqual(['1', '2', '3', '4', '5']);
+  });
+
+  it('gathers outcomes that arrive within its window into one batch', async () => {
+    const { pool, batches } = fakePool();
+    const recorder = new OutcomeRecorder(pool, 'instance', createLogger('silent'), 200);
+    const first = recorder.record(outcome('1'));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const second = recorder.record(outcome('2'));
+    await Promise.all([first, second]);
+    expect(batches).toEqual([['1', '2']]);
+    // Later outcomes go in a statement of their own.
+    await recorder.record(outcome('3'));
+    expect(batches).toEqual([['1', '2'], ['3']]);
+    await recorder.settled();
+  });
+});

@@ -5,19 +5,25 @@ import { analyzeQueue, recordOutcomes, type Outcome, type Queryable } from './sq
 /** Outcomes per statement. */
 const RECORD_BATCH = 500;
 /**
- * How long the first outcome of a batch waits for others to join it. A statement costs the
- * database about a millisecond however few rows it writes (mostly planning over the partitions),
- * while an outcome may wait: its delivery stays leased until it is written.
+ * While outcomes come faster than BUSY_PER_SECOND, how long the first outcome of a batch waits
+ * for others to join it. A statement costs the database about as much however few rows it
+ * writes, and during a drain outcomes written as they came went out a few per statement,
+ * hundreds of statements a second. Slower than that, each is written at once, so that the
+ * delivery log shows an attempt's outcome right after the receiver answered.
  */
 const GATHER_MS = 10;
+const BUSY_PER_SECOND = 200;
+/** The window the rate of outcomes is counted in. */
+const RATE_WINDOW_MS = 100;
 /** ANALYZE after this many outcomes... */
 const ANALYZE_EVERY = 2000;
 /** ...at most this often. */
 const ANALYZE_MIN_INTERVAL_MS = 2000;
 
 /**
- * The record stage: outcomes queue here and are written in batches, one statement each: each
- * batch gathers for GATHER_MS (unless it is full already) before it is written. It also keeps
+ * The record stage: outcomes queue here and are written in batches, one statement each (while
+ * one is written, the next gathers; when busy, each batch gathers for GATHER_MS unless it is
+ * full already). It also keeps
  * the queue's statistics current while it churns (the embedded database has no autovacuum at
  * all): ANALYZE at start and after every ANALYZE_EVERY outcomes, at most every
  * ANALYZE_MIN_INTERVAL_MS.
@@ -26,15 +32,25 @@ export class OutcomeRecorder {
   readonly #pool: Queryable;
   readonly #instanceId: string;
   readonly #logger: Logger;
-  readonly #gatherMs: number;
+  readonly #gather: { ms: number; busyPerWindow: number };
+  /** Outcomes queued in the current rate window and in the one before it. */
+  #rate = { window: 0, count: 0, previous: 0 };
   #queued: { outcome: Outcome; done: () => void }[] = [];
   #flushing: Promise<void> | undefined;
   #sinceAnalyze = 0;
   #lastAnalyze = 0;
   #analyzing = false;
 
-  constructor(pool: Queryable, instanceId: string, logger: Logger, gatherMs = GATHER_MS) {
-    this.#gatherMs = gatherMs;
+  constructor(
+    pool: Queryable,
+    instanceId: string,
+    logger: Logger,
+    gather = { ms: GATHER_MS, busyPerSecond: BUSY_PER_SECOND },
+  ) {
+    this.#gather = {
+      ms: gather.ms,
+      busyPerWindow: (gather.busyPerSecond * RATE_WINDOW_MS) / 1000,
+    };
     this.#pool = pool;
     this.#instanceId = instanceId;
     this.#logger = logger;
@@ -42,20 +58,45 @@ export class OutcomeRecorder {
 
   /** Queues an outcome for the next batch; resolves once it is written (or failed to be). */
   record(outcome: Outcome): Promise<void> {
+    this.#count(performance.now());
     return new Promise((resolve) => {
       this.#queued.push({ outcome, done: resolve });
-      this.#flushing ??= this.#flush().finally(() => (this.#flushing = undefined));
+      this.#startFlush();
     });
   }
 
   /** Resolves once what is queued has been written. */
   async settled(): Promise<void> {
-    await this.#flushing;
+    while (this.#flushing) await this.#flushing;
+  }
+
+  /**
+   * Writes what is queued, unless a flush is running. An outcome queued after a flush's last look
+   * at the queue, before it ended, starts the next one.
+   */
+  #startFlush(): void {
+    this.#flushing ??= this.#flush().finally(() => {
+      this.#flushing = undefined;
+      if (this.#queued.length > 0) this.#startFlush();
+    });
+  }
+
+  #count(now: number): void {
+    const window = Math.floor(now / RATE_WINDOW_MS);
+    if (window !== this.#rate.window) {
+      const previous = window === this.#rate.window + 1 ? this.#rate.count : 0;
+      this.#rate = { window, count: 0, previous };
+    }
+    this.#rate.count++;
+  }
+
+  #busy(): boolean {
+    return Math.max(this.#rate.count, this.#rate.previous) >= this.#gather.busyPerWindow;
   }
 
   async #flush(): Promise<void> {
     while (this.#queued.length > 0) {
-      if (this.#queued.length < RECORD_BATCH) await sleep(this.#gatherMs);
+      if (this.#busy() && this.#queued.length < RECORD_BATCH) await sleep(this.#gather.ms);
       const batch = this.#queued.splice(0, RECORD_BATCH);
       try {
         await recordOutcomes(

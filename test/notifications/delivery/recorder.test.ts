@@ -31,9 +31,21 @@ const outcome = (id: string): Outcome => ({
 });
 
 describe('the record stage', () => {
-  it('writes the outcomes of a burst in one statement, and resolves each once written', async () => {
+  it('writes outcomes one by one while they come slowly', async () => {
     const { pool, batches } = fakePool();
     const recorder = new OutcomeRecorder(pool, 'instance', createLogger('silent'));
+    await recorder.record(outcome('1'));
+    await recorder.record(outcome('2'));
+    expect(batches).toEqual([['1'], ['2']]);
+  });
+
+  it('when busy, writes the outcomes of a burst in one statement, and resolves each once written', async () => {
+    const { pool, batches } = fakePool();
+    // Busy from the first outcome on (a rate of 10 a second).
+    const recorder = new OutcomeRecorder(pool, 'instance', createLogger('silent'), {
+      ms: 10,
+      busyPerSecond: 10,
+    });
     const written: string[] = [];
     const burst = ['1', '2', '3', '4', '5'].map((id) =>
       recorder.record(outcome(id)).then(() => written.push(id)),
@@ -43,9 +55,12 @@ describe('the record stage', () => {
     expect(written).toEqual(['1', '2', '3', '4', '5']);
   });
 
-  it('gathers outcomes that arrive within its window into one batch', async () => {
+  it('when busy, gathers outcomes that arrive within its window into one batch', async () => {
     const { pool, batches } = fakePool();
-    const recorder = new OutcomeRecorder(pool, 'instance', createLogger('silent'), 200);
+    const recorder = new OutcomeRecorder(pool, 'instance', createLogger('silent'), {
+      ms: 200,
+      busyPerSecond: 10,
+    });
     const first = recorder.record(outcome('1'));
     await new Promise((resolve) => setTimeout(resolve, 20));
     const second = recorder.record(outcome('2'));

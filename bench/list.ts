@@ -11,10 +11,14 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { Pool } from 'undici';
 import { signDevToken } from '../src/accounts/auth.ts';
-import { seedActivities } from '../src/activities/seed.ts';
-import { createLogger } from '../src/logger.ts';
-import { openDatabase } from '../src/storage/database.ts';
 import { rectangle } from '../src/zones/geometry.ts';
+import {
+  BENCH_SECRET,
+  freshDatabase,
+  listingEnv,
+  loadActivities,
+  readerToken,
+} from './lib/dataset.ts';
 import { fmt, load, startServer, type LoadResult } from './lib/load.ts';
 
 const { values } = parseArgs({
@@ -33,34 +37,9 @@ const ACCESSORIES = Number(values.accessories);
 const PER_ACCESSORY = Number(values.activities);
 const DEPTH = Math.min(10_000, PER_ACCESSORY) - 20;
 
-const serverUrl = new URL(
-  process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
-);
-const admin = new pg.Client({ connectionString: serverUrl.toString() });
-await admin.connect();
-const DATABASE = values.database;
-if (!/^[a-z_][a-z0-9_]*$/.test(DATABASE))
-  throw new Error(`--database: not a plain name: ${DATABASE}`);
-await admin.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
-await admin.query(`CREATE DATABASE ${DATABASE}`);
-await admin.end();
-const databaseUrl = new URL(serverUrl);
-databaseUrl.pathname = `/${DATABASE}`;
-
-const db = await openDatabase({
-  databaseUrl: databaseUrl.toString(),
-  embeddedDir: 'memory://',
-  logger: createLogger('warn'),
-});
+const databaseUrl = await freshDatabase(values.database);
 const seedStart = Date.now();
-const { accessoryIds } = await seedActivities(db, {
-  subject: 'bench',
-  accessories: ACCESSORIES,
-  activities: PER_ACCESSORY,
-  spacingSeconds: 60,
-  retentionDays: 3650,
-});
-await db.pool.query('VACUUM ANALYZE activities');
+const { db, accessoryIds } = await loadActivities(databaseUrl, ACCESSORIES, PER_ACCESSORY);
 const total = (await db.pool.query<{ n: string }>('SELECT count(*) AS n FROM activities')).rows[0]!
   .n;
 console.log(
@@ -85,13 +64,7 @@ const report = (name: string, r: LoadResult) => {
   console.log(`${name.padEnd(28)} ${fmt(r)}`);
 };
 
-const SECRET = 'bench-secret-0123456789abcdef0123456789';
-const token = await signDevToken(SECRET, {
-  sub: 'bench',
-  clientId: 'bench',
-  scopes: ['service:activities_basic'],
-  ttlSeconds: 3600,
-});
+const token = await readerToken();
 const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
 
 async function drive(
@@ -131,15 +104,7 @@ const PAGE = `query Page($id: ID!, $after: String) { accessory(id: $id) { activi
   pageInfo { hasNextPage endCursor } nextStartActivityId } } }`;
 
 console.log(`\n${concurrency} concurrent clients, ${seconds} s per figure\n`);
-const service = await startServer('src/main.ts', {
-  DATABASE_URL: databaseUrl.toString(),
-  PORT: '0',
-  AUTH_DEV_SECRET: SECRET,
-  LOG_LEVEL: 'info',
-  RETENTION_SWEEP_MS: '86400000',
-  // One token drives the whole load: per-client rate limits would measure 429s instead.
-  RATE_LIMIT_RPS: '0',
-});
+const service = await startServer('src/main.ts', listingEnv(databaseUrl));
 const listPath = (a: string) => `/api/accessories/${a}/activities`;
 const pages: Record<string, (http: Pool, i: number) => Promise<void>> = {
   'REST first page': (h, i) => post(h, listPath(pick(i)), { limit: 20 }),
@@ -162,7 +127,7 @@ for (const [name, request] of Object.entries(pages)) await drive(service.port, n
 // the data set is older than lastModified and answered from its objectLocations (about 4 in 10
 // hold a cell of z1): the costlier side of the zones-and-time rule.
 {
-  const zonesToken = await signDevToken(SECRET, {
+  const zonesToken = await signDevToken(BENCH_SECRET, {
     sub: 'bench',
     clientId: 'bench',
     scopes: ['service:zones'],

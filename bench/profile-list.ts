@@ -12,7 +12,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { Pool } from 'undici';
-import { signDevToken } from '../src/accounts/auth.ts';
+import { benchServer, listingEnv, readerToken } from './lib/dataset.ts';
 import { fmt, load, startServer } from './lib/load.ts';
 
 const { values } = parseArgs({
@@ -23,9 +23,7 @@ const { values } = parseArgs({
     database: { type: 'string', default: 'clipgate_bench_list' },
   },
 });
-const databaseUrl = new URL(
-  process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
-);
+const databaseUrl = benchServer();
 databaseUrl.pathname = `/${values.database}`;
 const db = new pg.Client({ connectionString: databaseUrl.toString() });
 await db.connect();
@@ -35,30 +33,16 @@ const accessoryIds = (
 await db.end();
 if (accessoryIds.length === 0) throw new Error(`no data set in ${values.database}: run bench:list`);
 
-const SECRET = 'bench-secret-0123456789abcdef0123456789';
-const token = await signDevToken(SECRET, {
-  sub: 'bench',
-  clientId: 'bench',
-  scopes: ['service:activities_basic'],
-  ttlSeconds: 3600,
-});
+const token = await readerToken();
 const PAGE = `query Page($id: ID!, $after: String) { accessory(id: $id) { activities(first: 20, after: $after) {
   edges { cursor node { activityId accessoryId startTime endTime playbackDuration relevanceLevel inProgress } }
   pageInfo { hasNextPage endCursor } nextStartActivityId } } }`;
 
 const profileDir = await fs.mkdtemp(path.join(os.tmpdir(), 'clipgate-profile-'));
-const service = await startServer(
-  'src/main.ts',
-  {
-    DATABASE_URL: databaseUrl.toString(),
-    PORT: '0',
-    AUTH_DEV_SECRET: SECRET,
-    LOG_LEVEL: 'info',
-    RETENTION_SWEEP_MS: '86400000',
-    RATE_LIMIT_RPS: '0',
-  },
-  ['--cpu-prof', `--cpu-prof-dir=${profileDir}`],
-);
+const service = await startServer('src/main.ts', listingEnv(databaseUrl), [
+  '--cpu-prof',
+  `--cpu-prof-dir=${profileDir}`,
+]);
 const http = new Pool(`http://127.0.0.1:${service.port}`, {
   connections: Number(values.concurrency),
 });

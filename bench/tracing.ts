@@ -10,12 +10,8 @@
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { Pool } from 'undici';
-import { signDevToken } from '../src/accounts/auth.ts';
-import { seedActivities } from '../src/activities/seed.ts';
-import { createLogger } from '../src/logger.ts';
-import { openDatabase } from '../src/storage/database.ts';
+import { freshDatabase, listingEnv, loadActivities, readerToken } from './lib/dataset.ts';
 import { cpuMs, fmt, load, startServer, type LoadResult } from './lib/load.ts';
 
 const { values } = parseArgs({
@@ -29,30 +25,8 @@ const concurrency = Number(values.concurrency);
 const ACCESSORIES = 20;
 const PER_ACCESSORY = 1000;
 
-const serverUrl = new URL(
-  process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
-);
-const admin = new pg.Client({ connectionString: serverUrl.toString() });
-await admin.connect();
-await admin.query('DROP DATABASE IF EXISTS clipgate_bench_tracing WITH (FORCE)');
-await admin.query('CREATE DATABASE clipgate_bench_tracing');
-await admin.end();
-const databaseUrl = new URL(serverUrl);
-databaseUrl.pathname = '/clipgate_bench_tracing';
-
-const db = await openDatabase({
-  databaseUrl: databaseUrl.toString(),
-  embeddedDir: 'memory://',
-  logger: createLogger('warn'),
-});
-const { accessoryIds } = await seedActivities(db, {
-  subject: 'bench',
-  accessories: ACCESSORIES,
-  activities: PER_ACCESSORY,
-  spacingSeconds: 60,
-  retentionDays: 3650,
-});
-await db.pool.query('VACUUM ANALYZE activities');
+const databaseUrl = await freshDatabase('clipgate_bench_tracing');
+const { db, accessoryIds } = await loadActivities(databaseUrl, ACCESSORIES, PER_ACCESSORY);
 await db.close();
 console.log(
   `data set: ${ACCESSORIES * PER_ACCESSORY} activities over ${ACCESSORIES} accessories, external PostgreSQL, Node ${process.version}`,
@@ -70,13 +44,7 @@ collector.on('connection', (socket: Socket) => socket.on('error', () => undefine
 await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
 const collectorUrl = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
 
-const SECRET = 'bench-secret-0123456789abcdef0123456789';
-const token = await signDevToken(SECRET, {
-  sub: 'bench',
-  clientId: 'bench',
-  scopes: ['service:activities_basic'],
-  ttlSeconds: 3600,
-});
+const token = await readerToken();
 const PAGE = `query Page($id: ID!) { accessory(id: $id) { activities(first: 20) {
   edges { cursor node { activityId startTime endTime relevanceLevel inProgress } }
   pageInfo { hasNextPage endCursor } } } }`;
@@ -88,12 +56,7 @@ interface Run extends LoadResult {
 
 async function run(name: string, tracing: boolean): Promise<Run> {
   const service = await startServer('src/main.ts', {
-    DATABASE_URL: databaseUrl.toString(),
-    PORT: '0',
-    AUTH_DEV_SECRET: SECRET,
-    LOG_LEVEL: 'info',
-    RETENTION_SWEEP_MS: '86400000',
-    RATE_LIMIT_RPS: '0',
+    ...listingEnv(databaseUrl),
     OTEL_EXPORTER_OTLP_ENDPOINT: tracing ? collectorUrl : '',
   });
   const client = new Pool(`http://127.0.0.1:${service.port}`, { connections: concurrency });

@@ -118,18 +118,11 @@ export class Packager {
     await this.#requeueStale();
     const free = this.config.queueMax - this.#queue.length;
     if (free <= 0) return 0;
-    const { rows } = await this.db.pool.query<{
-      accessory_id: string;
-      activity_id: string;
-      upload_id: string;
-    }>(
-      `SELECT accessory_id, activity_id, upload_id FROM media_objects
-        WHERE package_status = 'queued' ORDER BY uploaded_at LIMIT $1`,
-      [free + this.#known.size],
-    );
+    const jobs = await this.#jobs(`package_status = 'queued' ORDER BY uploaded_at LIMIT $1`, [
+      free + this.#known.size,
+    ]);
     let taken = 0;
-    for (const r of rows) {
-      const job = { accessoryId: r.accessory_id, activityId: r.activity_id, uploadId: r.upload_id };
+    for (const job of jobs) {
       if (!this.#known.has(jobKey(job)) && this.enqueue(job)) taken++;
     }
     return taken;
@@ -246,23 +239,27 @@ export class Packager {
     );
   }
 
+  /** The jobs of the media_objects rows that `condition` (with `params`) selects. */
+  async #jobs(condition: string, params: unknown[]): Promise<PackageJob[]> {
+    const { rows } = await this.db.pool.query<PackageJob>(
+      `SELECT accessory_id AS "accessoryId", activity_id AS "activityId", upload_id AS "uploadId"
+         FROM media_objects WHERE ${condition}`,
+      params,
+    );
+    return rows;
+  }
+
   /**
    * Requeues (or fails, after MAX_ATTEMPTS) the jobs whose lease ran out, each in its own
    * transaction so that a failed one is announced with it.
    */
   async #requeueStale(): Promise<void> {
     const staleS = 2 * this.config.timeoutS + 60;
-    const { rows } = await this.db.pool.query<{
-      accessory_id: string;
-      activity_id: string;
-      upload_id: string;
-    }>(
-      `SELECT accessory_id, activity_id, upload_id FROM media_objects
-        WHERE package_status = 'running' AND package_started_at < now() - make_interval(secs => $1)`,
+    const stale = await this.#jobs(
+      `package_status = 'running' AND package_started_at < now() - make_interval(secs => $1)`,
       [staleS],
     );
-    for (const r of rows) {
-      const job = { accessoryId: r.accessory_id, activityId: r.activity_id, uploadId: r.upload_id };
+    for (const job of stale) {
       await this.#settle(
         job,
         `UPDATE media_objects

@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { backends, startApp, type TestApp } from '../helpers/app.ts';
 import { seedAccessory } from '../helpers/fixtures.ts';
 import {
+  accessorySubscriber,
   accessoryEvent,
   AccessoryEvents,
   accountEvent,
@@ -42,14 +43,8 @@ describe.runIf(shared)('live events across two instances (PostgreSQL + Redis)', 
   it('a subscriber on B receives what A commits, in commit order', async () => {
     const s = await seedAccessory(a, 'multi-1', 'cam');
     const reader = await a.token(['activities_basic'], 'multi-1');
-    const c = wsClient(b.url, `Bearer ${reader}`);
+    const { ws: c, sub } = accessorySubscriber(b.url, reader, s.accessoryId);
     clients.push(c);
-    const sub = subscribe(
-      c.client,
-      AccessoryEvents,
-      { accessoryId: s.accessoryId },
-      accessoryEvent,
-    );
     await waitFor(() => b.app.services.live.activeSubscriptions === 1, 'the subscription on B');
 
     await createActivities(a, s.ingest, s.accessoryId, 5);

@@ -124,6 +124,16 @@ export function subscribe<T, V>(
 export const accessoryEvent = (d: { accessoryEvents: Received }) => d.accessoryEvents;
 export const accountEvent = (d: { accountEvents: Received }) => d.accountEvents;
 
+/** A subscriber to an accessory's events on the instance at `url`, on a WebSocket of its own. */
+export function accessorySubscriber(
+  url: string,
+  token: string,
+  accessoryId: string,
+): { ws: WsClient; sub: Subscription<Received> } {
+  const ws = wsClient(url, `Bearer ${token}`);
+  return { ws, sub: subscribe(ws.client, AccessoryEvents, { accessoryId }, accessoryEvent) };
+}
+
 /** Waits (vitest's `vi.waitFor`) until `check` holds; fails naming `what` after `ms`. */
 export async function waitFor(check: () => boolean, what: string, ms = 15_000): Promise<void> {
   await vi.waitFor(

@@ -4,14 +4,11 @@ import { rest } from '../helpers/client.ts';
 import { seedAccessory } from '../helpers/fixtures.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
 import {
-  accessoryEvent,
-  AccessoryEvents,
+  accessorySubscriber,
   createActivities,
   loggedIds,
   redisUrl,
-  subscribe,
   waitFor,
-  wsClient,
 } from '../events/live-helpers.ts';
 
 /**
@@ -48,14 +45,8 @@ describe.runIf(redisUrl).each(backends)('Redis cut off on %s', (backend) => {
         : b;
     const s = await seedAccessory(a);
     const reader = await a.token(['activities_basic']);
-    const ws = wsClient(b.url, `Bearer ${reader}`);
+    const { ws, sub } = accessorySubscriber(b.url, reader, s.accessoryId);
     undo.push(ws.dispose);
-    const sub = subscribe(
-      ws.client,
-      AccessoryEvents,
-      { accessoryId: s.accessoryId },
-      accessoryEvent,
-    );
     await waitFor(() => b.app.services.live.activeSubscriptions === 1, 'the subscription');
     await createActivities(a, s.ingest, s.accessoryId, 2);
     const before = await loggedIds(a, s.accessoryId);

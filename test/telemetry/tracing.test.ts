@@ -37,6 +37,21 @@ describe.each(backends)('tracing on %s', (backend) => {
   const spansOf = (traceId: string) =>
     exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === traceId);
   const named = (spans: ReadableSpan[], name: string) => spans.filter((s) => s.name === name);
+  /** createActivity over GraphQL, sent in the client's trace (`traceparent`). */
+  const createTraced = (
+    token: string,
+    traceparent: string,
+    variables: { accessoryId: string; input: object },
+  ) =>
+    fetch(`${t.url}/graphql`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${token}`,
+        traceparent,
+      },
+      body: JSON.stringify({ query: print(CreateActivity), variables }),
+    });
 
   it('traces a request that creates an activity through GraphQL and the database into its webhook attempt', async () => {
     const seeded = await seedAccessory(t, 'traced', 'cam-traced');
@@ -47,20 +62,9 @@ describe.each(backends)('tracing on %s', (backend) => {
       await register(t, token, { url: receiver.url, authKey, eventTypes: ['activity_created'] });
 
       const client = clientTrace();
-      const res = await fetch(`${t.url}/graphql`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          authorization: `Bearer ${seeded.ingest}`,
-          traceparent: client.traceparent,
-        },
-        body: JSON.stringify({
-          query: print(CreateActivity),
-          variables: {
-            accessoryId: seeded.accessoryId,
-            input: { createdAt: new Date(Date.now() - 60_000).toISOString() },
-          },
-        }),
+      const res = await createTraced(seeded.ingest, client.traceparent, {
+        accessoryId: seeded.accessoryId,
+        input: { createdAt: new Date(Date.now() - 60_000).toISOString() },
       });
       expect(res.status).toBe(200);
       expect(((await res.json()) as { errors?: unknown }).errors).toBeUndefined();
@@ -157,17 +161,9 @@ describe.each(backends)('tracing on %s', (backend) => {
       const token = await t.token(['notifications'], 'traced-failing', 'backend');
       await register(t, token, { url: receiver.url, authKey, eventTypes: ['activity_created'] });
       const client = clientTrace();
-      const res = await fetch(`${t.url}/graphql`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          authorization: `Bearer ${seeded.ingest}`,
-          traceparent: client.traceparent,
-        },
-        body: JSON.stringify({
-          query: print(CreateActivity),
-          variables: { accessoryId: seeded.accessoryId, input: {} },
-        }),
+      const res = await createTraced(seeded.ingest, client.traceparent, {
+        accessoryId: seeded.accessoryId,
+        input: {},
       });
       expect(res.status).toBe(200);
       await receiver.waitFor(() => receiver.receipts.length >= 1, 'the first attempt');

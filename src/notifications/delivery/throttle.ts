@@ -11,7 +11,8 @@ import type { ClaimedDelivery, Queryable } from './sql.ts';
  * start; then it waits for that start in its slot. A start further away than MAX_WAIT_MS is not
  * reserved: the delivery is handed back unsent, due when that start comes (its lease covers a
  * short wait only). A registration's limit is read at most every LIMIT_CACHE_MS per instance;
- * registrations without one cost nothing more.
+ * registrations without one cost nothing more: their attempts pass the gate at once, without
+ * queueing behind each other.
  */
 
 /** The longest an attempt waits in its slot for its start; beyond, it is handed back. */
@@ -28,6 +29,8 @@ const CAS_ROUNDS = 5;
  * a MAX_WAIT_MS before the start it would have had, which it then likely reserves).
  */
 export type Gate = { waitMs: number } | { deferMs: number };
+
+const UNLIMITED: Gate = { waitMs: 0 };
 
 /**
  * The start of the next attempt of a receiver allowed `ratePerSecond`, at `now` (ms), given the
@@ -71,6 +74,11 @@ export class ReceiverThrottle {
   /** The gate of an attempt at `delivery`. */
   admit(delivery: Registration): Promise<Gate> {
     const key = registrationKey(delivery);
+    // Known to have no limit: nothing to reserve, nor to wait for behind other attempts.
+    const known = this.#limits.get(key);
+    if (known?.maxPerSecond === null && Date.now() - known.readAt <= LIMIT_CACHE_MS) {
+      return Promise.resolve(UNLIMITED);
+    }
     const previous = this.#queues.get(key) ?? Promise.resolve();
     const gate = previous.then(
       () => this.#admit(key, delivery),
@@ -88,7 +96,7 @@ export class ReceiverThrottle {
     let limit = this.#limits.get(key);
     if (!limit || Date.now() - limit.readAt > LIMIT_CACHE_MS) limit = await this.#read(key, r);
     for (let round = 0; round < CAS_ROUNDS; round++) {
-      if (limit.maxPerSecond === null) return { waitMs: 0 };
+      if (limit.maxPerSecond === null) return UNLIMITED;
       const now = Date.now();
       const decision = reserve(limit.nextSendAt, now, limit.maxPerSecond);
       if ('deferMs' in decision) return decision;

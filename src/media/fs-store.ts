@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
+import { OpenFiles, RangeReader, type Lease } from './open-files.ts';
 import { ObjectMissing, type ByteRange, type MediaStore } from './store.ts';
 
 const SEGMENT = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
@@ -17,6 +18,8 @@ export function checkKey(key: string, prefix = false): string {
 /** Media under a local directory (`DATA_DIR/media` by default); keys are relative paths. */
 export class FsMediaStore implements MediaStore {
   readonly kind = 'fs';
+
+  readonly #open = new OpenFiles();
 
   constructor(readonly root: string) {}
 
@@ -41,19 +44,15 @@ export class FsMediaStore implements MediaStore {
   }
 
   async read(key: string, range?: ByteRange): Promise<Readable> {
-    let handle: fs.FileHandle;
+    let lease: Lease;
     try {
-      handle = await fs.open(this.#path(key), 'r');
+      lease = await this.#open.acquire(this.#path(key));
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new ObjectMissing(key);
       throw err;
     }
-    // The open handle keeps the bytes readable even if the object is deleted meanwhile.
-    return handle.createReadStream({
-      start: range?.start,
-      end: range?.end,
-      highWaterMark: 256 * 1024,
-    });
+    // The open descriptor keeps the bytes readable even if the object is deleted meanwhile.
+    return new RangeReader(lease, range?.start ?? 0, range?.end ?? Infinity, 256 * 1024);
   }
 
   async localCopy(key: string): Promise<{ path: string; release(): Promise<void> }> {
@@ -69,6 +68,7 @@ export class FsMediaStore implements MediaStore {
   async deletePrefix(prefix: string): Promise<number> {
     const dir = this.#path(prefix, true);
     const count = (await this.list(prefix)).length;
+    this.#open.forget(dir);
     await fs.rm(dir, { recursive: true, force: true });
     // Remove the parents the prefix leaves empty (activity, then accessory directory).
     let parent = path.dirname(dir);
@@ -101,5 +101,7 @@ export class FsMediaStore implements MediaStore {
     return keys.sort();
   }
 
-  close(): void {}
+  close(): void {
+    this.#open.close();
+  }
 }

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { pipeline } from 'node:stream/promises';
+import type { Readable } from 'node:stream';
 import { admit } from '../context.ts';
 import type { Services } from '../services.ts';
 import { AppError, notFound } from '../errors.ts';
@@ -195,12 +195,8 @@ async function handleExport(
     res.writeHead(200, headers);
     // A client that stops reading holds an export slot and an ffmpeg process: cut it.
     res.setTimeout(EXPORT_IDLE_TIMEOUT_MS, () => res.destroy());
-    try {
-      await pipeline(body, res);
-    } catch {
-      // ffmpeg failed mid-way, or the client went away: the download ends broken.
-      res.destroy();
-    }
+    // ffmpeg failing mid-way ends the download broken; a client going away stops ffmpeg.
+    await send(body, res);
   }
   return `/api/accessories/{accessoryId}/${signature === undefined ? '' : 'signed/{signature}/'}export.mp4`;
 }
@@ -301,10 +297,22 @@ async function serve(
     throw err;
   }
   res.writeHead(status, headers);
-  try {
-    await pipeline(body, res);
-  } catch {
-    // The client went away (or the store failed mid-way): the response cannot be repaired.
-    res.destroy();
-  }
+  await send(body, res);
+}
+
+/**
+ * Streams `body` into `res`; resolves once the response is over, finished or broken. A body that
+ * fails cuts the response (its headers are out: it cannot be repaired), and a client that goes
+ * away stops the body. This is what `stream.pipeline` does, less the AbortController and
+ * DOMException it makes on every call, which cost 3 % of the time serving 64 KiB ranges.
+ */
+function send(body: Readable, res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    body.once('error', () => res.destroy());
+    res.once('close', () => {
+      body.destroy();
+      resolve();
+    });
+    body.pipe(res);
+  });
 }

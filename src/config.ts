@@ -51,8 +51,18 @@ export interface LimitsConfig {
    * the ingest rate for ingest tokens; burst: two seconds' worth); 0 turns the cost budget off.
    */
   costRate: number;
-  /** `GRAPHQL_MAX_ALIASES`, `GRAPHQL_MAX_DEPTH`, `GRAPHQL_MAX_TOKENS`, `GRAPHQL_MAX_COST`. */
-  graphql: { maxAliases: number; maxDepth: number; maxTokens: number; maxCost: number };
+  /**
+   * `GRAPHQL_MAX_ALIASES`, `GRAPHQL_MAX_DEPTH`, `GRAPHQL_MAX_TOKENS`, `GRAPHQL_MAX_COST`, and
+   * `GRAPHQL_MAX_COST_IN_FLIGHT`: the cost of one caller's operations executing at once on an
+   * instance (more wait their turn; 0: no bound).
+   */
+  graphql: {
+    maxAliases: number;
+    maxDepth: number;
+    maxTokens: number;
+    maxCost: number;
+    maxCostInFlight: number;
+  };
   /** `OVERLOAD_LAG_MS`: event-loop lag above which new requests are refused (503); 0: never. */
   overloadLagMs: number;
 }
@@ -272,6 +282,7 @@ function limitsConfig(env: Env): LimitsConfig {
       maxDepth: int(env, 'GRAPHQL_MAX_DEPTH', 12),
       maxTokens: int(env, 'GRAPHQL_MAX_TOKENS', 2000),
       maxCost: int(env, 'GRAPHQL_MAX_COST', 5000),
+      maxCostInFlight: int(env, 'GRAPHQL_MAX_COST_IN_FLIGHT', int(env, 'GRAPHQL_MAX_COST', 5000)),
     },
     overloadLagMs: int(env, 'OVERLOAD_LAG_MS', 500),
   };
@@ -283,7 +294,8 @@ function limitsConfig(env: Env): LimitsConfig {
     throw new Error('RATE_LIMIT_BURST and RATE_LIMIT_INGEST_RPS must be at least 1');
   }
   for (const [name, value] of Object.entries(limits.graphql)) {
-    if (value < 1)
+    // GRAPHQL_MAX_COST_IN_FLIGHT may be 0: no bound.
+    if (value < 1 && name !== 'maxCostInFlight')
       throw new Error(
         `GRAPHQL_${name.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()} must be at least 1`,
       );

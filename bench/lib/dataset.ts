@@ -62,8 +62,8 @@ export const readerToken = (): Promise<string> =>
 
 /**
  * The service's environment for listing benches on the database at `url`: development tokens,
- * no retention sweep during the run, and no rate limits (one token drives the whole load:
- * per-client limits would measure 429s instead).
+ * no retention sweep during the run, and no rate limits or execution shares (one token drives
+ * the whole load: per-client limits would measure 429s and queueing instead).
  */
 export const listingEnv = (url: URL): Record<string, string> => ({
   DATABASE_URL: url.toString(),
@@ -72,4 +72,5 @@ export const listingEnv = (url: URL): Record<string, string> => ({
   LOG_LEVEL: 'info',
   RETENTION_SWEEP_MS: '86400000',
   RATE_LIMIT_RPS: '0',
+  GRAPHQL_MAX_COST_IN_FLIGHT: '0',
 });

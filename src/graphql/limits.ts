@@ -20,7 +20,8 @@ import type { LimitsConfig } from '../config.ts';
  * arguments multiplies the cost of its selection by `first`/`last`/`limit` (or its default page
  * size when absent), and one with an `ids` list (`nodes`) by the number of ids. Over a limit: INVALID_ARGUMENT naming the limit, its value and what was
  * measured, answered like a validation error. Within the limit, the cost is then taken from the
- * caller's cost budget (`refusals.charge`).
+ * caller's cost budget (`refusals.charge`), and a query or mutation executes once the caller's
+ * share of the instance has room for it (`refusals.begin`).
  */
 export interface LimitRefusals {
   refused(): void;
@@ -29,6 +30,11 @@ export interface LimitRefusals {
    * budget has not that much left, and then nothing runs.
    */
   charge(context: unknown, cost: number): Promise<GraphQLError | undefined>;
+  /**
+   * Resolves once the caller may start executing a charged operation (src/limits/shares.ts),
+   * with the function to call when it has ended.
+   */
+  begin(context: unknown, cost: number): Promise<() => void>;
 }
 
 /** A field's default page size, for the cost of a page asked for without `first`/`last`. */
@@ -182,18 +188,20 @@ export function operationLimits(
       contextValue?: unknown;
     },
     stop: (result: { errors: GraphQLError[] }) => void,
-  ) => {
+  ): Promise<number | undefined> => {
     const cost = cachedCost(
       args.schema,
       args.document,
       args.variableValues ?? undefined,
       args.operationName ?? undefined,
     );
-    if (cost === undefined) return;
+    // Unknown: execution reports what is wrong with the operation.
+    if (cost === undefined) return undefined;
     if (cost <= config.maxCost) {
       const overBudget = await refusals.charge(args.contextValue, cost);
-      if (overBudget) stop({ errors: [overBudget] });
-      return;
+      if (!overBudget) return cost;
+      stop({ errors: [overBudget] });
+      return undefined;
     }
     refusals.refused();
     stop({
@@ -206,6 +214,7 @@ export function operationLimits(
         ),
       ],
     });
+    return undefined;
   };
 
   return [
@@ -213,10 +222,23 @@ export function operationLimits(
     maxAliasesPlugin(armor('GRAPHQL_MAX_ALIASES', config.maxAliases)),
     maxDepthPlugin({ ...armor('GRAPHQL_MAX_DEPTH', config.maxDepth), ignoreIntrospection: true }),
     {
-      onExecute: ({ args, setResultAndStopExecution }) =>
-        checkCost(args, setResultAndStopExecution),
-      onSubscribe: ({ args, setResultAndStopExecution }) =>
-        checkCost(args, setResultAndStopExecution),
+      // After graphql-jit's hook (yoga.ts), so that `executeFn` is the one that will run.
+      onExecute: async ({ args, executeFn, setExecuteFn, setResultAndStopExecution }) => {
+        const cost = await checkCost(args, setResultAndStopExecution);
+        if (cost === undefined) return;
+        setExecuteFn(async (execution) => {
+          const end = await refusals.begin(execution.contextValue, cost);
+          try {
+            return await executeFn(execution);
+          } finally {
+            end();
+          }
+        });
+      },
+      // A subscription runs for as long as it is subscribed: it takes no share.
+      onSubscribe: async ({ args, setResultAndStopExecution }) => {
+        await checkCost(args, setResultAndStopExecution);
+      },
     },
   ];
 }

@@ -4,7 +4,8 @@ import { getOperationAST } from 'graphql';
 import { createGraphQLError, createYoga, type Plugin } from 'graphql-yoga';
 import { admit, type RequestContext } from '../context.ts';
 import { AppError } from '../errors.ts';
-import { rateLimited } from '../limits/rate.ts';
+import { callerOf, rateLimited } from '../limits/rate.ts';
+import { CostShares } from '../limits/shares.ts';
 import type { HttpHandler } from '../http/server.ts';
 import type { Services } from '../services.ts';
 import { graphqlTracing } from '../telemetry/graphql.ts';
@@ -25,6 +26,9 @@ export interface ServerContext {
 /** GraphQL over HTTP and SSE on `/graphql`; its envelop also runs the WebSocket operations. */
 export function createGraphQL(services: Services) {
   const tracer = activeTracer();
+  const { maxCostInFlight } = services.config.limits.graphql;
+  const shares = maxCostInFlight > 0 ? new CostShares(maxCostInFlight) : undefined;
+  const ended = () => undefined;
   return createYoga<ServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -66,6 +70,14 @@ export function createGraphQL(services: Services) {
     plugins: [
       refuseLargeBodies(),
       ...(tracer ? [graphqlTracing(tracer)] : []),
+      useGraphQlJit(
+        {},
+        {
+          enableIf: (args) =>
+            getOperationAST(args.document, args.operationName)?.operation !== 'subscription',
+        },
+      ),
+      // After graphql-jit: the cost plugin wraps the executor that runs.
       ...operationLimits(services.config.limits.graphql, {
         refused: () => services.metrics.refusals.inc({ reason: 'too_costly' }),
         charge: async (context, cost) => {
@@ -75,14 +87,9 @@ export function createGraphQL(services: Services) {
           services.metrics.refusals.inc({ reason: 'rate_limited' });
           return requestError(rateLimited(decision, cost));
         },
+        begin: async (context, cost) =>
+          shares?.acquire(callerOf((context as GraphQLContext).principal), cost) ?? ended,
       }),
-      useGraphQlJit(
-        {},
-        {
-          enableIf: (args) =>
-            getOperationAST(args.document, args.operationName)?.operation !== 'subscription',
-        },
-      ),
     ],
   });
 }

@@ -35,6 +35,10 @@ interface Budgets {
   cost: BucketPolicy | undefined;
 }
 
+/** Who the limits count for: the OAuth client and the account (its subject) it acts for. */
+export const callerOf = (principal: Principal): string =>
+  `${principal.clientId}:${principal.subject}`;
+
 export class RateLimiter {
   readonly #policies: { standard: Budgets; ingest: Budgets } | undefined;
   readonly #memory = new MemoryBuckets();
@@ -108,7 +112,7 @@ export class RateLimiter {
     cost: number,
   ): Promise<RateDecision | undefined> {
     if (!policy) return undefined;
-    const caller = `${principal.clientId}:${principal.subject}`;
+    const caller = callerOf(principal);
     const decision = await this.#take(`${policy.name}:${caller}`, policy, cost);
     if (!decision.allowed) {
       // A client that keeps sending after its refusals has them answered more slowly.

@@ -5,7 +5,11 @@ import {
   type FilterNode,
   type SqlBuilder,
 } from './filter/index.ts';
+import { StatementNames } from '../storage/statements.ts';
 import type { ActivityRecord } from './model.ts';
+
+/** The read statements of this module, prepared once per connection. */
+const statements = new StatementNames();
 
 export type Operator = '<' | '<=' | '>' | '>=';
 export const operators: readonly Operator[] = ['<', '<=', '>', '>='];
@@ -60,7 +64,7 @@ export async function queryPage(pool: pg.Pool, q: PageQuery): Promise<Page> {
   const order = q.scanDirectionNewer ? 'DESC' : 'ASC';
   const sql = `SELECT ${ACTIVITY_COLUMNS} FROM activities WHERE ${where.join(' AND ')}
     ORDER BY activity_id ${order} LIMIT ${p.param(q.limit + 1)}`;
-  const { rows } = await pool.query<ActivityRecord>(sql, p.values);
+  const { rows } = await pool.query<ActivityRecord>(statements.query(sql, p.values));
   const more = rows.length > q.limit;
   if (more) rows.pop();
   if (!q.scanDirectionNewer) rows.reverse();
@@ -77,8 +81,10 @@ export async function queryOne(
   floor: string,
 ): Promise<ActivityRecord | undefined> {
   const { rows } = await pool.query<ActivityRecord>(
-    `SELECT ${ACTIVITY_COLUMNS} FROM activities WHERE accessory_id = $1 AND activity_id = $2 AND activity_id >= $3`,
-    [accessoryId, activityId, floor],
+    statements.query(
+      `SELECT ${ACTIVITY_COLUMNS} FROM activities WHERE accessory_id = $1 AND activity_id = $2 AND activity_id >= $3`,
+      [accessoryId, activityId, floor],
+    ),
   );
   return rows[0];
 }
@@ -91,10 +97,12 @@ export async function queryMany(
 ): Promise<ActivityRecord[]> {
   if (keys.length === 0) return [];
   const { rows } = await pool.query<ActivityRecord>(
-    `SELECT ${ACTIVITY_COLUMNS} FROM activities
-      WHERE (accessory_id, activity_id) IN (SELECT * FROM unnest($1::uuid[], $2::text[]))
-        AND activity_id >= $3`,
-    [keys.map((k) => k.accessoryId), keys.map((k) => k.activityId), floor],
+    statements.query(
+      `SELECT ${ACTIVITY_COLUMNS} FROM activities
+        WHERE (accessory_id, activity_id) IN (SELECT * FROM unnest($1::uuid[], $2::text[]))
+          AND activity_id >= $3`,
+      [keys.map((k) => k.accessoryId), keys.map((k) => k.activityId), floor],
+    ),
   );
   return rows;
 }

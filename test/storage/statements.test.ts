@@ -1,0 +1,55 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { queryPage } from '../../src/activities/store.ts';
+import { StatementNames } from '../../src/storage/statements.ts';
+import { backends, startApp, type TestApp } from '../helpers/app.ts';
+import { seedAccessory, seedActivities } from '../helpers/fixtures.ts';
+
+describe('statement names', () => {
+  it('names the first texts it sees, always alike, and leaves the others unnamed', () => {
+    const names = new StatementNames(2);
+    const a = names.query('SELECT 1', []);
+    const b = names.query('SELECT 2', [1]);
+    expect(a.name).toMatch(/^clipgate_[\w-]{24}$/);
+    expect(b).toMatchObject({ text: 'SELECT 2', values: [1] });
+    expect(names.query('SELECT 1', []).name).toBe(a.name);
+    expect(b.name).not.toBe(a.name);
+    expect(names.query('SELECT 3', [])).toEqual({ text: 'SELECT 3', values: [] });
+    expect(names.size).toBe(2);
+  });
+});
+
+describe.each(backends)('read statements on %s', (backend) => {
+  let t: TestApp;
+  let accessoryId: string;
+  beforeAll(async () => {
+    t = await startApp(backend);
+    const seeded = await seedAccessory(t);
+    accessoryId = seeded.accessoryId;
+    await seedActivities(t, seeded.ingest, accessoryId, 3);
+  });
+  afterAll(() => t.close());
+
+  it('runs a page as a statement prepared once per connection, with the same rows each time', async () => {
+    const client = await t.app.services.db.pool.connect();
+    try {
+      const page = () =>
+        queryPage(client as never, {
+          accessoryId,
+          floor: '0',
+          scanDirectionNewer: true,
+          limit: 2,
+        });
+      const first = await page();
+      expect(first.activities).toHaveLength(2);
+      expect(await page()).toEqual(first);
+      const { rows } = await client.query<{ statement: string }>(
+        "SELECT statement FROM pg_prepared_statements WHERE name LIKE 'clipgate\\_%'",
+      );
+      // Other read statements of the suite may have run on this connection before.
+      const pages = rows.filter((r) => /ORDER BY activity_id DESC LIMIT/.test(r.statement));
+      expect(pages).toHaveLength(1);
+    } finally {
+      client.release();
+    }
+  });
+});

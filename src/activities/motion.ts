@@ -30,7 +30,7 @@ export async function reportMotion(
   report: MotionReport,
 ): Promise<StoredEvent> {
   checkMotionReport(report);
-  const outcome = (await deps.activities.writer.apply([{ kind: 'motion', ...report }]))[0]!;
+  const outcome = await deps.activities.writer.applyOne({ kind: 'motion', ...report });
   if (!outcome.ok) throw outcome.error;
   if (!outcome.event) throw new AppError('INTERNAL', 'the event was not recorded');
   return outcome.event;

@@ -131,9 +131,12 @@ export class ActivityService {
     return this.change(accessoryId, { kind: 'finish', activityId, endTime });
   }
 
-  /** Runs one ingest change through the write path (./writes.ts): one round trip. */
+  /**
+   * Runs one ingest change through the write path (./writes.ts): one round trip, shared with the
+   * changes other requests send meanwhile.
+   */
   async change(accessoryId: string, change: ActivityChange): Promise<ActivityRecord> {
-    const outcome = (await this.writer.apply([{ accessoryId, ...change }]))[0]!;
+    const outcome = await this.writer.applyOne({ accessoryId, ...change });
     if (!outcome.ok) throw outcome.error;
     return outcome.activity!;
   }

@@ -6,6 +6,7 @@ import { CachedEventFilters, FILTERS_CHANGED, type EventFilters } from '../event
 import type { NewEvent, StoredEvent } from '../events/types.ts';
 import { poolRows, type Database } from '../storage/database.ts';
 import { currentTraceparent } from '../telemetry/tracing.ts';
+import { GroupCommit } from './group-commit.ts';
 import { activityEventData, type ActivityRecord } from './model.ts';
 import { planChange, type ActivityChange, type StoredActivity } from './plan.ts';
 import { STORED_COLUMNS } from './store.ts';
@@ -66,6 +67,10 @@ const MAX_REPLANS = 20;
 export class ActivityWriter {
   readonly #heads = new TtlCache<string, Head>(60_000, 50_000);
   readonly #filters = new CachedEventFilters();
+  readonly #single = new GroupCommit<IngestChange, IngestOutcome>(
+    (changes) => this.apply(changes),
+    refusedStatement,
+  );
 
   constructor(
     private readonly db: Database,
@@ -73,6 +78,14 @@ export class ActivityWriter {
     private readonly signal: EventSignal,
     private readonly settledClips: SettledClips,
   ) {}
+
+  /**
+   * Applies one change, in one statement with the single changes of other requests that arrive
+   * while this instance's writes are under way (./group-commit.ts).
+   */
+  applyOne(change: IngestChange): Promise<IngestOutcome> {
+    return this.#single.submit(change, currentTraceparent() ?? undefined);
+  }
 
   /** Applies the changes in order; an AppError in the list is that item's refusal. */
   async apply(
@@ -289,6 +302,13 @@ export class ActivityWriter {
 }
 
 const emptyHead: Head = { newest: null, version: null };
+
+/**
+ * PostgreSQL refused the statement for what it was given (SQLSTATE class 22, a data exception,
+ * or 23, an integrity constraint): it rolled back, and one of the batch's changes caused it.
+ */
+const refusedStatement = (err: unknown): boolean =>
+  /^2[23]/.test(String((err as { code?: unknown }).code ?? ''));
 
 type WriteAnswer =
   | { stale: string[]; missing: string[] }

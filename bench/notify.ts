@@ -240,15 +240,17 @@ async function runBench(): Promise<void> {
     let created = 0;
     let ingestErrors = 0;
     const base = Date.now() - 10 * 86_400_000;
+    // Each loop's creates a second apart, on from where its previous phase stopped: a create must
+    // be newer than its accessory's newest activity.
+    const steps = accessories.map(() => 0);
     const ingestFor = async (ms: number) => {
       const until = performance.now() + ms;
       await Promise.all(
         accessories.map(async (accessoryId, i) => {
-          let n = 0;
           while (performance.now() < until) {
             try {
               await services.activities.create(accessoryId, {
-                createdAt: new Date(base + (created + n++) * 1000 + i),
+                createdAt: new Date(base + steps[i]!++ * 1000),
                 relevanceLevel: 1,
               });
               created++;

@@ -272,6 +272,7 @@ function publicBaseUrl(env: Env): string | undefined {
 }
 
 function limitsConfig(env: Env): LimitsConfig {
+  const maxCost = int(env, 'GRAPHQL_MAX_COST', 5000);
   const limits: LimitsConfig = {
     rateRps: int(env, 'RATE_LIMIT_RPS', 50),
     rateBurst: int(env, 'RATE_LIMIT_BURST', 100),
@@ -281,8 +282,8 @@ function limitsConfig(env: Env): LimitsConfig {
       maxAliases: int(env, 'GRAPHQL_MAX_ALIASES', 30),
       maxDepth: int(env, 'GRAPHQL_MAX_DEPTH', 12),
       maxTokens: int(env, 'GRAPHQL_MAX_TOKENS', 2000),
-      maxCost: int(env, 'GRAPHQL_MAX_COST', 5000),
-      maxCostInFlight: int(env, 'GRAPHQL_MAX_COST_IN_FLIGHT', int(env, 'GRAPHQL_MAX_COST', 5000)),
+      maxCost,
+      maxCostInFlight: int(env, 'GRAPHQL_MAX_COST_IN_FLIGHT', maxCost),
     },
     overloadLagMs: int(env, 'OVERLOAD_LAG_MS', 500),
   };

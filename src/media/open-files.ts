@@ -24,8 +24,6 @@ interface Entry {
   refs: number;
   openedAt: number;
   lastUsed: number;
-  /** Out of the map (old, idle, deleted or over the limit): closed when the last reader leaves. */
-  retired: boolean;
 }
 
 /** An open file lent to one read. */
@@ -67,12 +65,11 @@ export class OpenFiles {
     }
     if (!entry) {
       if (this.#entries.size >= this.limits.maxOpen) this.#sweep(now);
-      entry = { fd: open(file, 'r'), refs: 0, openedAt: now, lastUsed: now, retired: false };
+      entry = { fd: open(file, 'r'), refs: 0, openedAt: now, lastUsed: now };
+      // Over the limit, the entry stays out of the map: its last reader closes it.
       if (this.#entries.size < this.limits.maxOpen) {
         this.#entries.set(file, entry);
         this.#sweeper ??= setInterval(() => this.#sweep(this.now()), this.limits.idleMs).unref();
-      } else {
-        entry.retired = true;
       }
     }
     const held = entry;
@@ -94,7 +91,8 @@ export class OpenFiles {
         released = true;
         held.refs--;
         held.lastUsed = this.now();
-        if (held.retired && held.refs === 0) fs.close(fd, () => undefined);
+        // Out of the map (old, idle, deleted or over the limit): the last reader closes it.
+        if (held.refs === 0 && this.#entries.get(file) !== held) fs.close(fd, () => undefined);
       },
     };
   }
@@ -129,7 +127,6 @@ export class OpenFiles {
 
   #retire(file: string, entry: Entry): void {
     this.#entries.delete(file);
-    entry.retired = true;
     if (entry.refs === 0) {
       entry.fd.then(
         (fd) => fs.close(fd, () => undefined),

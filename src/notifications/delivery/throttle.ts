@@ -75,10 +75,7 @@ export class ReceiverThrottle {
   admit(delivery: Registration): Promise<Gate> {
     const key = registrationKey(delivery);
     // Known to have no limit: nothing to reserve, nor to wait for behind other attempts.
-    const known = this.#limits.get(key);
-    if (known?.maxPerSecond === null && Date.now() - known.readAt <= LIMIT_CACHE_MS) {
-      return Promise.resolve(UNLIMITED);
-    }
+    if (this.#cached(key)?.maxPerSecond === null) return Promise.resolve(UNLIMITED);
     const previous = this.#queues.get(key) ?? Promise.resolve();
     const gate = previous.then(
       () => this.#admit(key, delivery),
@@ -93,8 +90,7 @@ export class ReceiverThrottle {
   }
 
   async #admit(key: string, r: Registration): Promise<Gate> {
-    let limit = this.#limits.get(key);
-    if (!limit || Date.now() - limit.readAt > LIMIT_CACHE_MS) limit = await this.#read(key, r);
+    let limit = this.#cached(key) ?? (await this.#read(key, r));
     for (let round = 0; round < CAS_ROUNDS; round++) {
       if (limit.maxPerSecond === null) return UNLIMITED;
       const now = Date.now();
@@ -120,6 +116,12 @@ export class ReceiverThrottle {
       limit = await this.#read(key, r); // another instance reserved, or the limit changed
     }
     return { deferMs: 1000 / (limit.maxPerSecond ?? 1) };
+  }
+
+  /** The registration's limit as last read here, unless that was over LIMIT_CACHE_MS ago. */
+  #cached(key: string): Limit | undefined {
+    const limit = this.#limits.get(key);
+    return limit && Date.now() - limit.readAt <= LIMIT_CACHE_MS ? limit : undefined;
   }
 
   async #read(key: string, r: Registration): Promise<Limit> {

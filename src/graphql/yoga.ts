@@ -14,6 +14,7 @@ import type { GraphQLContext } from './builder.ts';
 import { requestError, toGraphQLError } from './errors.ts';
 import { operationLimits } from './limits.ts';
 import { schema } from './schema.ts';
+import { sharedEventResults } from './shared-events.ts';
 
 /** What Yoga is handed by the HTTP server, and by the WebSocket adapter (`wsContext`). */
 export interface ServerContext {
@@ -77,6 +78,8 @@ export function createGraphQL(services: Services) {
             getOperationAST(args.document, args.operationName)?.operation !== 'subscription',
         },
       ),
+      // A live event is executed once per selection for all the WebSocket subscribers of its stream.
+      sharedEventResults(),
       // After graphql-jit: the cost plugin wraps the executor that runs.
       ...operationLimits(services.config.limits.graphql, {
         refused: () => services.metrics.refusals.inc({ reason: 'too_costly' }),

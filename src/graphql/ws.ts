@@ -12,6 +12,7 @@ import { authenticate, takeRequest, type RequestContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import { requestPath } from '../http/server.ts';
 import type { LiveSink } from '../events/live/ports.ts';
+import type { LiveSubscription } from '../events/live/subscription.ts';
 import type { Services } from '../services.ts';
 import { toGraphQLError } from './errors.ts';
 import { LiveCloseCode, onTokenExpiry, type LiveCarrier } from './live.ts';
@@ -55,6 +56,8 @@ export interface WebSockets {
 interface Connection {
   socket: WebSocket;
   sink: LiveSink;
+  /** Its live subscriptions. */
+  live: Set<LiveSubscription>;
   context: RequestContext | undefined;
   subject: string | undefined;
   alive: boolean;
@@ -67,6 +70,14 @@ type Extra = { connection: Connection };
 type Roots = { execute: Enveloped['execute']; subscribe: Enveloped['subscribe'] };
 
 const CLOSE_GRACE_MS = 2000;
+/** Unsent bytes of a connection under which a subscription's next event need not wait. */
+const SEND_AHEAD_BYTES = 16 * 1024;
+
+/** True when an event waits in one of the connection's live subscriptions. */
+function hasQueued(connection: Connection): boolean {
+  for (const subscription of connection.live) if (subscription.queued > 0) return true;
+  return false;
+}
 
 /** A close reason is at most 123 bytes of UTF-8. */
 function closeReason(reason: string): string {
@@ -100,6 +111,7 @@ export function attachWebSockets(options: WebSocketOptions): WebSockets {
   const { live, liveConnections: limiter, logger, metrics } = services;
   const config = services.config.live;
   const connections = new Set<Connection>();
+  const sendAheadBytes = Math.min(SEND_AHEAD_BYTES, config.maxBufferedBytes);
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: services.config.maxBodyBytes,
@@ -163,7 +175,15 @@ export function attachWebSockets(options: WebSocketOptions): WebSockets {
       }
       const carrier: LiveCarrier & Record<string, unknown> = {
         wsContext: connection.context,
-        openLive: (request) => live.subscribe({ ...request, sink: connection.sink }),
+        openLive: async (request) => {
+          const subscription = await live.subscribe({
+            ...request,
+            sink: connection.sink,
+            onEnd: () => connection.live.delete(subscription),
+          });
+          connection.live.add(subscription);
+          return subscription;
+        },
         params: payload,
       };
       const enveloped = options.getEnveloped(carrier);
@@ -189,9 +209,16 @@ export function attachWebSockets(options: WebSocketOptions): WebSockets {
     subscribe: (args) => (args.rootValue as Roots).subscribe(args) as never,
   });
 
-  function open(socket: WebSocket): void {
+  function open(socket: WebSocket, raw: Duplex): void {
+    let corked = false;
+    const flush = () => {
+      if (!corked) return;
+      corked = false;
+      raw.uncork();
+    };
     const connection: Connection = {
       socket,
+      live: new Set(),
       context: undefined,
       subject: undefined,
       alive: true,
@@ -224,9 +251,21 @@ export function attachWebSockets(options: WebSocketOptions): WebSockets {
         send: (data) =>
           new Promise<void>((resolve) => {
             if (socket.readyState !== WebSocket.OPEN) return resolve();
-            // Resolves once the frame is handed to the kernel, so a subscription's next event
-            // waits for the previous one: a slow reader backs up into its bounded queue.
+            // While more events wait for this connection (the events of one commit), its frames
+            // are held and leave together in one write, at the latest at the end of this turn of
+            // the event loop.
+            const more = hasQueued(connection);
+            if (more && !corked) {
+              corked = true;
+              raw.cork();
+              process.nextTick(flush);
+            }
             socket.send(data, () => resolve());
+            if (!more) flush();
+            // The next event follows at once while little waits unsent. Past that, it waits
+            // until this frame is handed to the kernel: a slow reader backs up into its
+            // bounded queue.
+            if (socket.bufferedAmount <= sendAheadBytes) resolve();
           }),
         close: (code, reason) => connection.close(code ?? 1000, reason ?? ''),
         onMessage: (callback) =>
@@ -271,7 +310,7 @@ export function attachWebSockets(options: WebSocketOptions): WebSockets {
         'retry-after': '5',
       });
     }
-    wss.handleUpgrade(request, socket, head, (ws) => open(ws));
+    wss.handleUpgrade(request, socket, head, (ws) => open(ws, socket));
   };
   options.server.on('upgrade', onUpgrade);
 

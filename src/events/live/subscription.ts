@@ -12,6 +12,8 @@ export class StreamEnd {
  * stream that must end with an error, a final StreamEnd). `return()` frees everything at once.
  */
 export interface LiveSubscription extends AsyncIterableIterator<LiveEvent | StreamEnd> {
+  /** Events waiting for the consumer. */
+  readonly queued: number;
   /** Ends the stream at once and frees everything. */
   return(): Promise<IteratorResult<LiveEvent | StreamEnd>>;
   /** Ends the stream with an error: a final StreamEnd, then done. */

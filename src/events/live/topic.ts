@@ -1,7 +1,11 @@
+import { setImmediate } from 'node:timers/promises';
 import { AppError } from '../../errors.ts';
 import type { EventLogReader, LiveBus, LiveObserver, TopicListener } from './ports.ts';
 import { compareIds, fromWire, type LiveEvent, type Stream, type WireEvent } from './stream.ts';
 import type { Subscriber } from './subscription.ts';
+
+/** Subscribers served in one turn of the event loop. */
+const FAN_OUT_SLICE = 100;
 
 export interface TopicOptions {
   name: string;
@@ -23,7 +27,7 @@ export interface TopicOptions {
  * (they committed first). Events at or below the last emitted one are repeats and dropped.
  * After the bus reconnected (`resync`), it reads what committed meanwhile from the log.
  *
- * `#emit` is the topic's fan-out: the one place where each event reaches every subscriber.
+ * `#fanOut` is the one place where each event reaches every subscriber.
  */
 export class Topic {
   /** Resolves once the topic is live: listening, with its baseline read. */
@@ -36,6 +40,8 @@ export class Topic {
   /** The id of the last event emitted in order; undefined until the baseline is read. */
   #last: string | undefined;
   #inbox: WireEvent[] = [];
+  /** Emitted in order, not yet handed to the subscribers (`#fanOut`). */
+  #emitted: LiveEvent[] = [];
   #busy = false;
   #resync = false;
   #closed = false;
@@ -98,6 +104,7 @@ export class Topic {
     if (this.#closed) return;
     this.#closed = true;
     this.#inbox = [];
+    this.#emitted = [];
     this.#listener.stop();
     this.#options.onClose();
   }
@@ -111,6 +118,7 @@ export class Topic {
         if (this.#resync) {
           this.#resync = false;
           await this.#catchUp(undefined);
+          await this.#fanOut();
           continue;
         }
         const batch = this.#inbox;
@@ -124,6 +132,7 @@ export class Topic {
           }
           this.#emit(fromWire(event));
         }
+        await this.#fanOut();
       }
     } catch (err) {
       this.#options.observer.failed(err, 'live-event topic failed', this.#options.name);
@@ -147,6 +156,27 @@ export class Topic {
 
   #emit(event: LiveEvent): void {
     this.#last = event.eventId;
-    for (const subscriber of this.#subscribers) subscriber.deliver(event);
+    this.#emitted.push(event);
+  }
+
+  /**
+   * Hands the events emitted since the last call to every subscriber, each all of them in order.
+   * A large topic is served `FAN_OUT_SLICE` subscribers at a time with a turn of the event loop
+   * in between, so that the first ones' frames are written (and read) while the rest are
+   * served. One that joins meanwhile starts after these events: they committed before it
+   * joined, and a subscriber with `after` replays them from the log.
+   */
+  async #fanOut(): Promise<void> {
+    const events = this.#emitted;
+    if (events.length === 0) return;
+    this.#emitted = [];
+    const subscribers = [...this.#subscribers];
+    for (let start = 0; start < subscribers.length; start += FAN_OUT_SLICE) {
+      if (start > 0) await setImmediate();
+      if (this.#closed) return;
+      for (const subscriber of subscribers.slice(start, start + FAN_OUT_SLICE)) {
+        for (const event of events) subscriber.deliver(event);
+      }
+    }
   }
 }

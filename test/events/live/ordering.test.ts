@@ -60,6 +60,21 @@ describe('live events: ordering and catch-up', () => {
     expect(log.reads).toEqual([]);
   });
 
+  it('serves a large topic a slice of subscribers per turn of the event loop, each all its events in order', async () => {
+    const subs = await Promise.all(Array.from({ length: 250 }, () => subscribe()));
+    const consumers = subs.map(consume);
+    commit(2);
+    for (let i = 0; i < 20; i++) await Promise.resolve();
+    // Before the event loop turns: the first slice has its event, the others wait.
+    expect(consumers.filter((c) => c.items.length > 0)).toHaveLength(100);
+    // One that leaves meanwhile is skipped.
+    await subs[249]!.return();
+    await settle();
+    for (const c of consumers.slice(0, 249)) expect(c.ids()).toEqual(['1', '2']);
+    expect(consumers[249]!.ids()).toEqual([]);
+    expect(counts.delivered).toBe(498);
+  });
+
   it('fetches the gap of a message that overtook others, in id order, and drops repeats', async () => {
     const sub = consume(await subscribe());
     bus.paused = true;

@@ -1,5 +1,6 @@
 import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   type DocumentNode,
   type ExecutionArgs,
@@ -70,6 +71,9 @@ type Extra = { connection: Connection };
 type Roots = { execute: Enveloped['execute']; subscribe: Enveloped['subscribe'] };
 
 const CLOSE_GRACE_MS = 2000;
+/** The keep-alive sweep pings this many sockets at a time, this far apart. */
+const SWEEP_SLICE = 200;
+const SWEEP_PAUSE_MS = 10;
 /** Unsent bytes of a connection under which a subscription's next event need not wait. */
 const SEND_AHEAD_BYTES = 16 * 1024;
 
@@ -315,8 +319,13 @@ export function attachWebSockets(options: WebSocketOptions): WebSockets {
   options.server.on('upgrade', onUpgrade);
 
   // One keep-alive sweep for all sockets: a socket that did not answer the last ping is dead.
-  const sweep = setInterval(() => {
-    for (const connection of connections) {
+  // It pings a slice of them at a time, a few milliseconds apart, so that events are not held
+  // up behind thousands of pings and their pongs (50,000 sockets take 2.5 s).
+  const keepAlive = async () => {
+    let count = 0;
+    for (const connection of [...connections]) {
+      if (++count % SWEEP_SLICE === 0) await sleep(SWEEP_PAUSE_MS);
+      if (connection.closed) continue;
       if (!connection.alive) {
         connection.socket.terminate();
         continue;
@@ -324,7 +333,8 @@ export function attachWebSockets(options: WebSocketOptions): WebSockets {
       connection.alive = false;
       connection.socket.ping();
     }
-  }, config.keepAliveMs);
+  };
+  const sweep = setInterval(() => void keepAlive(), config.keepAliveMs);
   sweep.unref();
 
   let closing: Promise<void> | undefined;

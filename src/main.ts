@@ -4,8 +4,16 @@ import { createLogger } from './logger.ts';
 
 const config = loadConfig();
 const logger = createLogger(config.logLevel);
-const app = await buildApp(config, { logger });
-await app.listen();
+/** A start that fails (the database unreachable, the port taken) ends with one log line. */
+const failed = (err: unknown): never => {
+  logger.fatal({ err }, 'start failed');
+  process.exit(1);
+};
+const app = await buildApp(config, { logger }).catch(failed);
+await app.listen().catch(async (err: unknown) => {
+  await app.close().catch(() => {});
+  failed(err);
+});
 
 let stopping = false;
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
 import { createPubSub } from 'graphql-yoga';
 import { Redis } from 'ioredis';
@@ -16,6 +17,9 @@ export interface EventBus extends LiveBus {
 }
 
 type MessageEvent = CustomEvent<TopicMessage>;
+
+/** How long a start waits for Redis before it goes on without it. */
+const START_WAIT_MS = 2000;
 
 export async function createEventBus(
   redisUrl: string | undefined,
@@ -50,14 +54,29 @@ async function redisBus(url: string, logger: Logger): Promise<EventBus> {
     ['publish', publisher],
     ['subscribe', subscriber],
   ] as const) {
-    client.on('error', (err: Error) => logger.warn({ err, role }, 'redis connection error'));
+    // Once per outage: ioredis reports every failed reconnection attempt.
+    let away = false;
+    client.on('error', (err: Error) => {
+      if (away) return;
+      away = true;
+      logger.warn({ err, role }, 'redis connection error; reconnecting');
+    });
+    client.on('ready', () => {
+      if (away) logger.info({ role }, 'redis connection back');
+      away = false;
+    });
   }
-  try {
-    await Promise.all([publisher.connect(), subscriber.connect()]);
-  } catch (err) {
-    publisher.disconnect();
-    subscriber.disconnect();
-    throw err;
+  // Redis may be away when the instance starts: it starts anyway (after at most START_WAIT_MS),
+  // the clients keep reconnecting, and their first 'ready' counts as a reconnection below.
+  const connected = await Promise.race([
+    Promise.all([publisher.connect(), subscriber.connect()]).then(
+      () => true,
+      () => false,
+    ),
+    sleep(START_WAIT_MS, false),
+  ]);
+  if (!connected) {
+    logger.warn('redis is unreachable at start; live events reach other instances once it is back');
   }
 
   // redis-event-target drops the promises of PUBLISH, SUBSCRIBE and UNSUBSCRIBE; a failure
@@ -85,7 +104,7 @@ async function redisBus(url: string, logger: Logger): Promise<EventBus> {
 
   const reconnectCallbacks = new Set<() => void>();
   const topics = new Map<string, number>();
-  // `connect()` resolved after the first 'ready': every later one is a reconnection.
+  // Every 'ready' from here on is a (re)connection: what committed meanwhile is in the log.
   subscriber.on('ready', () => {
     // ioredis re-subscribes on reconnect; wait for that to be done (a SUBSCRIBE is answered in
     // order) before subscribers look for what they missed.

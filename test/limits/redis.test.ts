@@ -75,6 +75,37 @@ describe.runIf(redisUrl).each(backends)('Redis cut off on %s', (backend) => {
     expect(sub.errors).toEqual([]);
   });
 
+  it('starts while Redis is away, serves, and streams live events once it is back', async () => {
+    const proxy = await redisProxy();
+    proxy.cut();
+    const b = await app({ REDIS_URL: proxy.via(redisUrl!) });
+    const a =
+      backend === 'postgres'
+        ? await app({ REDIS_URL: redisUrl!, DATABASE_URL: b.config.databaseUrl! })
+        : b;
+    const s = await seedAccessory(a);
+    const reader = await a.token(['activities_basic']);
+    const list = await rest(
+      b.url,
+      reader,
+      'POST',
+      `/api/accessories/${s.accessoryId}/activities`,
+      {},
+    );
+    expect(list.status).toBe(200);
+
+    proxy.restore();
+    const { ws, sub } = accessorySubscriber(b.url, reader, s.accessoryId);
+    undo.push(ws.dispose);
+    await waitFor(() => b.app.services.live.activeSubscriptions === 1, 'the subscription');
+    const prior = await loggedIds(a, s.accessoryId);
+    await createActivities(a, s.ingest, s.accessoryId, 2);
+    const all = await loggedIds(a, s.accessoryId);
+    await waitFor(() => sub.items.length >= all.length - prior.length, 'the events');
+    expect(sub.items.map((e) => e.eventId)).toEqual(all.slice(prior.length));
+    expect(sub.errors).toEqual([]);
+  });
+
   it('falls back to per-instance buckets while Redis is away, never a 5xx', async () => {
     // Connections take a while: the first request must still be counted in Redis.
     const proxy = await redisProxy({ connectDelayMs: 300 });

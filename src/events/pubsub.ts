@@ -73,7 +73,7 @@ async function redisBus(url: string, logger: Logger): Promise<EventBus> {
       () => true,
       () => false,
     ),
-    sleep(START_WAIT_MS, false),
+    sleep(START_WAIT_MS, false, { ref: false }),
   ]);
   if (!connected) {
     logger.warn('redis is unreachable at start; live events reach other instances once it is back');

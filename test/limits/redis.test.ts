@@ -32,17 +32,25 @@ describe.runIf(redisUrl).each(backends)('Redis cut off on %s', (backend) => {
     undo.push(t.close);
     return t;
   }
-
-  it('keeps serving, and live subscribers catch up without gap or repeat once Redis is back', async () => {
-    const proxy = await redisProxy();
-    // PostgreSQL: the subscriber's instance B reaches Redis through the proxy and A, where the
-    // events are committed, directly, so B misses what A publishes meanwhile. PGlite cannot be
-    // shared by two instances: one instance, all of its Redis connections through the proxy.
+  /**
+   * Instance B reaches Redis through the proxy. PostgreSQL: A, where the events are committed,
+   * reaches it directly, so B misses what A publishes while it is cut. PGlite cannot be shared
+   * by two instances: one instance, all of its Redis connections through the proxy.
+   */
+  async function instances(proxy: TcpProxy): Promise<{ a: TestApp; b: TestApp }> {
     const b = await app({ REDIS_URL: proxy.via(redisUrl!) });
     const a =
       backend === 'postgres'
         ? await app({ REDIS_URL: redisUrl!, DATABASE_URL: b.config.databaseUrl! })
         : b;
+    return { a, b };
+  }
+  const listOn = (t: TestApp, token: string, accessoryId: string) =>
+    rest(t.url, token, 'POST', `/api/accessories/${accessoryId}/activities`, {});
+
+  it('keeps serving, and live subscribers catch up without gap or repeat once Redis is back', async () => {
+    const proxy = await redisProxy();
+    const { a, b } = await instances(proxy);
     const s = await seedAccessory(a);
     const reader = await a.token(['activities_basic']);
     const { ws, sub } = accessorySubscriber(b.url, reader, s.accessoryId);
@@ -55,13 +63,7 @@ describe.runIf(redisUrl).each(backends)('Redis cut off on %s', (backend) => {
     proxy.cut();
     // Writes and reads go on while Redis is away.
     await createActivities(a, s.ingest, s.accessoryId, 3);
-    const list = await rest(
-      b.url,
-      reader,
-      'POST',
-      `/api/accessories/${s.accessoryId}/activities`,
-      {},
-    );
+    const list = await listOn(b, reader, s.accessoryId);
     expect(list.status).toBe(200);
     expect(list.body.activities).toHaveLength(5);
     if (a !== b) expect(sub.items).toHaveLength(before.length);
@@ -78,21 +80,10 @@ describe.runIf(redisUrl).each(backends)('Redis cut off on %s', (backend) => {
   it('starts while Redis is away, serves, and streams live events once it is back', async () => {
     const proxy = await redisProxy();
     proxy.cut();
-    const b = await app({ REDIS_URL: proxy.via(redisUrl!) });
-    const a =
-      backend === 'postgres'
-        ? await app({ REDIS_URL: redisUrl!, DATABASE_URL: b.config.databaseUrl! })
-        : b;
+    const { a, b } = await instances(proxy);
     const s = await seedAccessory(a);
     const reader = await a.token(['activities_basic']);
-    const list = await rest(
-      b.url,
-      reader,
-      'POST',
-      `/api/accessories/${s.accessoryId}/activities`,
-      {},
-    );
-    expect(list.status).toBe(200);
+    expect((await listOn(b, reader, s.accessoryId)).status).toBe(200);
 
     proxy.restore();
     const { ws, sub } = accessorySubscriber(b.url, reader, s.accessoryId);

@@ -70,12 +70,10 @@ export function sharedEventResults(): Plugin<GraphQLContext & LiveCarrier> {
  * `next()` waits for an event, so that a completed subscription leaves its topic at once.
  */
 function mapEvents(
-  source: AsyncGenerator<unknown> | AsyncIterable<unknown>,
+  source: AsyncIterable<unknown>,
   map: (payload: unknown) => Result,
 ): AsyncIterableIterator<ExecutionResult> {
-  const events = source[Symbol.asyncIterator]() as AsyncIterator<unknown>;
-  const done = (): Promise<IteratorResult<ExecutionResult>> =>
-    Promise.resolve({ done: true, value: undefined });
+  const events = source[Symbol.asyncIterator]();
   return {
     [Symbol.asyncIterator]() {
       return this;
@@ -87,7 +85,7 @@ function mapEvents(
     },
     async return() {
       await events.return?.();
-      return done();
+      return { done: true, value: undefined };
     },
     async throw(error: unknown) {
       await events.return?.();

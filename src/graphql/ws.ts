@@ -322,9 +322,8 @@ export function attachWebSockets(options: WebSocketOptions): WebSockets {
   // It pings a slice of them at a time, a few milliseconds apart, so that events are not held
   // up behind thousands of pings and their pongs (50,000 sockets take 2.5 s).
   const keepAlive = async () => {
-    let count = 0;
-    for (const connection of [...connections]) {
-      if (++count % SWEEP_SLICE === 0) await sleep(SWEEP_PAUSE_MS);
+    for (const [i, connection] of [...connections].entries()) {
+      if (i > 0 && i % SWEEP_SLICE === 0) await sleep(SWEEP_PAUSE_MS);
       if (connection.closed) continue;
       if (!connection.alive) {
         connection.socket.terminate();

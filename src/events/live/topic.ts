@@ -170,13 +170,10 @@ export class Topic {
     const events = this.#emitted;
     if (events.length === 0) return;
     this.#emitted = [];
-    const subscribers = [...this.#subscribers];
-    for (let start = 0; start < subscribers.length; start += FAN_OUT_SLICE) {
-      if (start > 0) await setImmediate();
+    for (const [i, subscriber] of [...this.#subscribers].entries()) {
+      if (i > 0 && i % FAN_OUT_SLICE === 0) await setImmediate();
       if (this.#closed) return;
-      for (const subscriber of subscribers.slice(start, start + FAN_OUT_SLICE)) {
-        for (const event of events) subscriber.deliver(event);
-      }
+      for (const event of events) subscriber.deliver(event);
     }
   }
 }

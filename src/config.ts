@@ -52,6 +52,11 @@ export interface LimitsConfig {
    */
   costRate: number;
   /**
+   * `RATE_LIMIT_CONCURRENCY`: requests of one OAuth client and account executing at once on an
+   * instance (scaled by the ingest rate for ingest tokens); more wait their turn. 0: no bound.
+   */
+  concurrency: number;
+  /**
    * `GRAPHQL_MAX_ALIASES`, `GRAPHQL_MAX_DEPTH`, `GRAPHQL_MAX_TOKENS`, `GRAPHQL_MAX_COST`, and
    * `GRAPHQL_MAX_COST_IN_FLIGHT`: the cost of one caller's operations executing at once on an
    * instance (more wait their turn; 0: no bound).
@@ -278,6 +283,7 @@ function limitsConfig(env: Env): LimitsConfig {
     rateBurst: int(env, 'RATE_LIMIT_BURST', 100),
     ingestRps: int(env, 'RATE_LIMIT_INGEST_RPS', 5000),
     costRate: int(env, 'RATE_LIMIT_COST', 100_000),
+    concurrency: int(env, 'RATE_LIMIT_CONCURRENCY', 4),
     graphql: {
       maxAliases: int(env, 'GRAPHQL_MAX_ALIASES', 30),
       maxDepth: int(env, 'GRAPHQL_MAX_DEPTH', 12),

@@ -13,6 +13,7 @@ import { liveObserver } from './events/live/observer.ts';
 import { EventLog } from './events/log.ts';
 import { createMetrics, type Metrics } from './http/metrics.ts';
 import type { Disposables } from './lifecycle.ts';
+import { Admission } from './limits/admission.ts';
 import { RateLimiter } from './limits/rate.ts';
 import type { Logger } from './logger.ts';
 import { MediaService } from './media/service.ts';
@@ -43,6 +44,8 @@ export interface Services {
   dispatcher: Dispatcher;
   /** Each OAuth client's request budget per account (shared through Redis when set). */
   rateLimiter: RateLimiter;
+  /** How many requests of one caller execute at once on this instance. */
+  admission: Admission;
   zones: ZoneService;
 }
 
@@ -143,6 +146,7 @@ export async function buildServices(
     notifications,
     dispatcher,
     rateLimiter,
+    admission: new Admission(config.limits),
     zones: new ZoneService(db, accessories, signal),
   };
 }

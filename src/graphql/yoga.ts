@@ -90,8 +90,15 @@ export function createGraphQL(services: Services) {
           services.metrics.refusals.inc({ reason: 'rate_limited' });
           return requestError(rateLimited(decision, cost));
         },
-        begin: async (context, cost) =>
-          shares?.acquire(callerOf((context as GraphQLContext).principal), cost) ?? ended,
+        begin: async (context, cost) => {
+          const { principal } = context as GraphQLContext;
+          const left = await services.admission.enter(principal);
+          const share = (await shares?.acquire(callerOf(principal), cost)) ?? ended;
+          return () => {
+            share();
+            left();
+          };
+        },
       }),
     ],
   });

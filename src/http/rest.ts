@@ -96,7 +96,12 @@ export class RestRouter {
       ? await readJsonBody(req, services.config.maxBodyBytes, match.route.ndjson)
       : undefined;
     const body = match.route.body ? parseInput(match.route.body, raw) : undefined;
-    return match.route.handle(ctx, { params: match.params, body, headers: req.headers });
+    const end = await services.admission.enter(ctx.principal);
+    try {
+      return await match.route.handle(ctx, { params: match.params, body, headers: req.headers });
+    } finally {
+      end();
+    }
   }
 }
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import pg from 'pg';
 import { backends, startApp, type TestApp } from '../helpers/app.ts';
 import { seedAccessory } from '../helpers/fixtures.ts';
+import { lockActivities } from '../helpers/locks.ts';
 import { wsClient } from '../events/live-helpers.ts';
 
 interface Answer {
@@ -191,9 +191,6 @@ describe.each(backends)('GraphQL operation limits on %s', (backend) => {
 describe.runIf(backends.includes('postgres'))('GraphQL execution shares on postgres', () => {
   it("executes one caller's operations one after the other beyond GRAPHQL_MAX_COST_IN_FLIGHT, other callers' beside them", async () => {
     const t = await startApp('postgres', { GRAPHQL_MAX_COST_IN_FLIGHT: '2000' });
-    const locker = new pg.Client({ connectionString: t.config.databaseUrl });
-    // Another connection: inside the locker's transaction pg_stat_activity would not change.
-    const observer = new pg.Client({ connectionString: t.config.databaseUrl });
     try {
       const { accessoryId } = await seedAccessory(t);
       const [a, b] = [
@@ -208,34 +205,20 @@ describe.runIf(backends.includes('postgres'))('GraphQL execution shares on postg
           headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
           body: JSON.stringify({ query }),
         }).then(async (res) => ({ status: res.status, body: (await res.json()) as object }));
-      // Every page query waits on the lock, so each operation executing shows as one waiting query.
-      await locker.connect();
-      await observer.connect();
-      await locker.query('BEGIN');
-      await locker.query('LOCK TABLE activities IN ACCESS EXCLUSIVE MODE');
-      const waiting = async () =>
-        Number(
-          (
-            await observer.query<{ n: string }>(
-              `SELECT count(*) AS n FROM pg_stat_activity
-                WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%activities%'`,
-            )
-          ).rows[0]!.n,
-        );
-      const answers = [send(a), send(a), send(b)];
-      for (let i = 0; i < 100 && (await waiting()) < 2; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      // client-a's first and client-b's: client-a's second waits for its first to end.
-      expect(await waiting()).toBe(2);
-      await locker.query('COMMIT');
-      for (const answer of await Promise.all(answers)) {
-        expect(answer).toMatchObject({ status: 200, body: { data: { accessory: {} } } });
-        expect(answer.body).not.toHaveProperty('errors');
+      const lock = await lockActivities(t);
+      try {
+        const answers = [send(a), send(a), send(b)];
+        // client-a's first and client-b's: client-a's second waits for its first to end.
+        expect(await lock.settle(2)).toBe(2);
+        await lock.release();
+        for (const answer of await Promise.all(answers)) {
+          expect(answer).toMatchObject({ status: 200, body: { data: { accessory: {} } } });
+          expect(answer.body).not.toHaveProperty('errors');
+        }
+      } finally {
+        await lock.end();
       }
     } finally {
-      await Promise.all([locker.end(), observer.end()]);
       await t.close();
     }
   });

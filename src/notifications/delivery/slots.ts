@@ -7,19 +7,25 @@
  *   ever occupies its own. An origin holding as much as it may is *saturated* and left out of
  *   the claim. In all, the instance claims while it holds (in flight and prefetched) fewer than
  *   twice `total`.
- * - Prefetch: a receiver that answers fast gets PREFETCH_SLOTS times `perOrigin` more deliveries
- *   claimed ahead, which start the moment one of its slots frees, so that its slots never wait
- *   for a claim. A prefetched delivery that waited PREFETCH_MAX_AGE_MS is expired instead (the
- *   dispatcher hands it back unsent), which bounds its lease and how late a change of its
- *   registration can go unseen.
+ * - Prefetch: a receiver that answers fast gets 3 to 12 times `perOrigin` more deliveries (the
+ *   faster, the more) claimed ahead, which start the moment one of its slots frees, so that its
+ *   slots never wait for a claim. A prefetched delivery that waited PREFETCH_MAX_AGE_MS is
+ *   expired instead (the dispatcher hands it back unsent), which bounds its lease and how late a
+ *   change of its registration can go unseen.
  */
 
 /** A prefetched delivery older than this is expired rather than started. */
 export const PREFETCH_MAX_AGE_MS = 1000;
 /** Receivers answering faster than this on average get deliveries prefetched for them. */
 const PREFETCH_FAST_MS = 250;
-/** How many slots' worth a fast receiver may have prefetched, beyond those in flight. */
-const PREFETCH_SLOTS = 3;
+/**
+ * How many slots' worth a fast receiver may have prefetched, beyond those in flight: as many as
+ * it answers in PREFETCH_HORIZON_MS at its average duration, at least PREFETCH_SLOTS_MIN and at
+ * most PREFETCH_SLOTS_MAX.
+ */
+const PREFETCH_HORIZON_MS = 250;
+const PREFETCH_SLOTS_MIN = 3;
+const PREFETCH_SLOTS_MAX = 12;
 /** Origins whose average is kept: the least recently measured are forgotten first. */
 const LATENCY_ORIGINS = 10_000;
 /** How long a receiver that answered 410 is remembered (longer than anything is held). */
@@ -30,10 +36,13 @@ const GONE_MEMORY_MS = 60_000;
  *
  * - `unmeasured`: no attempt of it was sent yet (or it was forgotten): its slots only.
  * - `slow`: it answers in PREFETCH_FAST_MS or more on average: its slots only.
- * - `fast`: it answers faster: its slots and PREFETCH_SLOTS slots' worth prefetched, refilled
- *   in batches: the origin is left out of the claim until half of that prefetch is free, so
- *   that a busy receiver costs a claim per few dozen deliveries, not one per delivery (what it
- *   holds meanwhile keeps its slots busy).
+ * - `fast`: it answers faster: its slots and as many slots' worth prefetched as it answers in
+ *   PREFETCH_HORIZON_MS (3 to 12), refilled in batches: the origin is left out of the claim
+ *   until half of that prefetch is free, so that a busy receiver costs a claim per few dozen to
+ *   a hundred deliveries, not one per delivery (what it holds meanwhile keeps its slots busy).
+ *   The faster it answers, the more is claimed at once: a claim costs the database the same
+ *   for one row as for a hundred, and the last prefetched delivery still starts well before
+ *   PREFETCH_MAX_AGE_MS (within PREFETCH_HORIZON_MS, or three attempts' time at the least).
  *
  * Every attempt sent (not one that could not be signed) updates the average: `unmeasured`
  * becomes `fast` or `slow` with the first, and `fast` and `slow` swap as the average crosses
@@ -99,8 +108,14 @@ export class Slots<T extends { origin: string }> {
 
   /** How many deliveries of an origin the instance may hold, in flight and prefetched. */
   capacity(origin: string): number {
-    const prefetch = this.mode(origin) === 'fast' ? PREFETCH_SLOTS : 0;
-    return this.#limits.perOrigin * (1 + prefetch);
+    return this.#limits.perOrigin * (1 + this.#prefetchSlots(origin));
+  }
+
+  /** How many slots' worth of an origin may be prefetched (0 unless it is fast). */
+  #prefetchSlots(origin: string): number {
+    if (this.mode(origin) !== 'fast') return 0;
+    const answered = Math.floor(PREFETCH_HORIZON_MS / this.#latency.get(origin)!);
+    return Math.min(PREFETCH_SLOTS_MAX, Math.max(PREFETCH_SLOTS_MIN, answered));
   }
 
   #heldOf(origin: string): number {
@@ -114,7 +129,7 @@ export class Slots<T extends { origin: string }> {
 
   /** The least room an origin is claimed for: half its prefetch when fast, else one. */
   #refill(origin: string): number {
-    return this.mode(origin) === 'fast' ? (this.#limits.perOrigin * PREFETCH_SLOTS) / 2 : 1;
+    return Math.max(1, (this.#limits.perOrigin * this.#prefetchSlots(origin)) / 2);
   }
 
   /** Whether `origin` has room enough to be claimed for. */

@@ -81,12 +81,28 @@ describe('prefetch modes', () => {
     const slots = new Slots<Item>(limits);
     expect(slots.mode(A)).toBe('unmeasured');
     expect(slots.capacity(A)).toBe(4);
-    slots.observe(A, 40);
+    slots.observe(A, 100);
     expect(slots.mode(A)).toBe('fast');
     expect(slots.capacity(A)).toBe(16); // its slots and three slots' worth prefetched
     slots.observe(B, 250);
     expect(slots.mode(B)).toBe('slow');
     expect(slots.capacity(B)).toBe(4);
+  });
+
+  it('a faster receiver has more prefetched: what it answers in 250 ms, 3 to 12 slots worth', () => {
+    const slots = new Slots<Item>(limits);
+    slots.observe(A, 50); // five slots' worth answered in 250 ms
+    expect(slots.capacity(A)).toBe(4 * 6);
+    slots.observe(B, 1);
+    expect(slots.capacity(B)).toBe(4 * 13);
+    const C = 'https://c.example';
+    slots.observe(C, 200);
+    expect(slots.capacity(C)).toBe(4 * 4);
+    // B is claimed for while half of its 48 prefetched are free, and then for all its room.
+    admit(slots, B, 4 + 24);
+    expect(slots.claimLimits()).toEqual({ saturated: [], room: { [B]: 24 } });
+    admit(slots, B, 1);
+    expect(slots.claimLimits()).toEqual({ saturated: [B], room: {} });
   });
 
   it('fast and slow swap as the average crosses 250 ms', () => {
@@ -100,7 +116,7 @@ describe('prefetch modes', () => {
 
   it('a fast origin is saturated only once its prefetch is full too', () => {
     const slots = new Slots<Item>(limits);
-    slots.observe(A, 10);
+    slots.observe(A, 100);
     expect(admit(slots, A, 10)).toHaveLength(4);
     expect(slots.claimLimits()).toEqual({ saturated: [], room: { [A]: 6 } });
     admit(slots, A, 6);
@@ -113,7 +129,7 @@ describe('prefetch modes', () => {
 
   it('a fast origin is claimed for again once half its prefetch is free, for all its room', () => {
     const slots = new Slots<Item>(limits);
-    slots.observe(A, 10); // capacity 16: 4 slots and 12 prefetched; refilled by 6 at least
+    slots.observe(A, 100); // capacity 16: 4 slots and 12 prefetched; refilled by 6 at least
     admit(slots, A, 16);
     for (let i = 0; i < 5; i++) {
       slots.release(A);

@@ -6,10 +6,11 @@ import { CostShares } from './shares.ts';
 /**
  * Fair admission: how many requests of one caller (OAuth client and account) execute at once on
  * an instance, `RATE_LIMIT_CONCURRENCY` (for ingest tokens scaled as their request rate is). The
- * rate limit says how many requests a caller gets per second, not when: a client spending its
- * burst from sixteen connections had sixteen requests executing at once, and every other
- * client's request queued behind all of them. Here the caller's requests beyond its share wait,
- * in arrival order, for its earlier ones to end; other callers go past them. Nothing is refused:
+ * rate limit says how many requests a caller gets per second, not how many run at once: a
+ * client spending its burst from sixteen connections had sixteen requests executing together,
+ * and, were they slow, all of the database pool's connections; every other client's request
+ * then waited for one. Here the caller's requests beyond its share wait, in arrival order, for
+ * its earlier ones to end; other callers go past them. Nothing is refused:
  * a request admitted by the rate limit runs, a little later. REST operations and GraphQL queries
  * and mutations take a share; subscriptions do not (they run for as long as they are subscribed).
  */

@@ -4,7 +4,8 @@
 // with as many requests as it can and another sends the costliest GraphQL operation the limits
 // allow, back to back (both in a third process, bench/abuse-load.ts, so that their answers do
 // not hold up the polite client's own event loop). Prints both figures, the ratio (target: p99
-// within 1.5x of alone) and the service's CPU time per request in each phase.
+// within 1.5x of alone), when the slowest polite requests under abuse started, and the
+// service's CPU time per request in each phase.
 //
 //   npm run bench:abuse [-- --seconds 10 --flood 16 --costly 4]
 //   BENCH_DATABASE_URL: run on that PostgreSQL server (its database clipgate_bench_abuse, made
@@ -152,14 +153,17 @@ interface Latencies {
   p99: number;
   requests: number;
   failed: number;
+  /** The slowest requests: when each started (ms into the phase) and how long it took. */
+  slowest: { at: number; ms: number }[];
 }
 
 /** The polite client: one request every 50 ms, latencies of each. */
 async function politeClient(durationMs: number): Promise<Latencies> {
   const dispatcher = agent();
-  const latencies: number[] = [];
+  const latencies: { at: number; ms: number }[] = [];
   let failed = 0;
-  const end = performance.now() + durationMs;
+  const begin = performance.now();
+  const end = begin + durationMs;
   while (performance.now() < end) {
     const started = performance.now();
     const res = await request(`${base}/api/accessories/${politeAccessory}/activities`, {
@@ -169,16 +173,17 @@ async function politeClient(durationMs: number): Promise<Latencies> {
       body: JSON.stringify({ limit: 20 }),
     });
     await res.body.dump();
-    latencies.push(performance.now() - started);
+    latencies.push({ at: started - begin, ms: performance.now() - started });
     if (res.statusCode !== 200) failed++;
     const wait = POLITE_INTERVAL_MS - (performance.now() - started);
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
   }
   await dispatcher.close();
-  latencies.sort((a, b) => a - b);
+  latencies.sort((a, b) => a.ms - b.ms);
   const at = (q: number) =>
-    latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!;
-  return { p50: at(0.5), p99: at(0.99), requests: latencies.length, failed };
+    latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!.ms;
+  const slowest = latencies.slice(-8).reverse();
+  return { p50: at(0.5), p99: at(0.99), requests: latencies.length, failed, slowest };
 }
 
 const fmt = (name: string, r: Latencies) =>
@@ -219,6 +224,10 @@ const stopped = reply('stopped');
 abusers.send({ type: 'stop' } satisfies AbuseCommand);
 const { flood: floodStatuses, costly: costlyStatuses } = await stopped;
 console.log(fmt('polite client under abuse', abused));
+// Whether the tail is the abusers' first burst or spread over the phase.
+console.log(
+  `  its slowest (started at: took): ${abused.slowest.map((r) => `${(r.at / 1000).toFixed(1)} s: ${r.ms.toFixed(0)} ms`).join(', ')}`,
+);
 const counts = (m: [number, number][]) => m.map(([status, n]) => `${status}: ${n}`).join(', ');
 console.log(`  flooding client answers:  ${counts(floodStatuses)}`);
 console.log(`  costly client answers:    ${counts(costlyStatuses)}`);

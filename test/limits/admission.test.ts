@@ -5,14 +5,7 @@ import { Admission } from '../../src/limits/admission.ts';
 import { backends, startApp } from '../helpers/app.ts';
 import { seedAccessory } from '../helpers/fixtures.ts';
 import { lockActivities } from '../helpers/locks.ts';
-
-/** Whether the promise has settled, after the microtasks queued so far. */
-async function settled(promise: Promise<unknown>): Promise<boolean> {
-  let done = false;
-  void promise.then(() => (done = true));
-  await new Promise((resolve) => setImmediate(resolve));
-  return done;
-}
+import { settled } from '../helpers/settled.ts';
 
 const principal = (clientId: string, scopes: ScopeName[] = ['activities_basic']): Principal => ({
   subject: 'user-1',

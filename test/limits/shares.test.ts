@@ -3,14 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { operationLimits } from '../../src/graphql/limits.ts';
 import { schema } from '../../src/graphql/schema.ts';
 import { CostShares } from '../../src/limits/shares.ts';
-
-/** Whether the promise has settled, after the microtasks queued so far. */
-async function settled(promise: Promise<unknown>): Promise<boolean> {
-  let done = false;
-  void promise.then(() => (done = true));
-  await new Promise((resolve) => setImmediate(resolve));
-  return done;
-}
+import { settled } from '../helpers/settled.ts';
 
 describe('cost shares', () => {
   it("runs a caller's operations together while their cost fits, then one by one in arrival order", async () => {

@@ -11,7 +11,7 @@ import { attemptMaxMs, createSender, type Sender } from '../sender.ts';
 import { ReceiverHealth } from './health.ts';
 import type { AttemptResult } from './policy.ts';
 import { OutcomeRecorder } from './recorder.ts';
-import { GoneReceivers, PREFETCH_MAX_AGE_MS, Slots } from './slots.ts';
+import { GoneReceivers, PREFETCH_MAX_AGE_MS, Slots, type ClaimLimits } from './slots.ts';
 import {
   claimDeliveries,
   dispatcherPool,
@@ -100,6 +100,9 @@ export class Dispatcher {
   #loop: Promise<void> | undefined;
   #closing: Promise<void> | undefined;
   #stats: { at: number; value: Promise<WebhookQueueStats> } | undefined;
+  /** A claim is running; a slot freed meanwhile (see #roomFreed). */
+  #claiming = false;
+  #freedWhileClaiming = false;
 
   constructor(options: DispatcherOptions) {
     this.#logger = options.logger.child({ component: 'dispatcher', instance: this.#instanceId });
@@ -190,10 +193,19 @@ export class Dispatcher {
         const room = this.#slots.room();
         if (room > 0) {
           const limit = Math.min(room, CLAIM_BATCH);
-          const claimed = await this.#claim(limit);
+          const limits = this.#slots.claimLimits();
+          this.#claiming = true;
+          this.#freedWhileClaiming = false;
+          let claimed: ClaimedDelivery[];
+          try {
+            claimed = await this.#claim(limit, limits);
+          } finally {
+            this.#claiming = false;
+          }
           this.#admit(claimed);
           failures = 0;
           if (claimed.length === limit) continue; // there may be more, e.g. for other origins
+          if (this.#freedWhileClaiming && this.#slots.claimAgain(limits, claimed)) continue;
           // Took what it could (what is left, if anything, is its saturated origins': looking
           // for it again would walk past all of it): the next look is at a wake-up, a freed
           // slot or new work, or at the poll.
@@ -214,14 +226,23 @@ export class Dispatcher {
   }
 
   /** claim: leases up to `limit` due deliveries, within the room of each origin. */
-  #claim(limit: number): Promise<ClaimedDelivery[]> {
+  #claim(limit: number, limits: ClaimLimits): Promise<ClaimedDelivery[]> {
     return claimDeliveries(this.#pool, {
       instanceId: this.#instanceId,
       leaseMs: this.#leaseMs,
       limit,
-      limits: this.#slots.claimLimits(),
+      limits,
       perOrigin: PER_ORIGIN,
     });
+  }
+
+  /**
+   * A slot freed and its origin (or the instance) has room again: a claim, now or, while one
+   * runs, after it if it leaves room it did not look for (Slots.claimAgain).
+   */
+  #roomFreed(): void {
+    if (this.#claiming) this.#freedWhileClaiming = true;
+    else this.wake();
   }
 
   /** admit: starts what has a free slot, prefetches the rest. */
@@ -248,7 +269,7 @@ export class Dispatcher {
       this.#startNext(delivery.origin);
       // A claim is due once the origin has room enough again (fast ones refill in batches), or
       // when the instance had no room at all.
-      if (wasFull || this.#slots.claimable(delivery.origin)) this.wake();
+      if (wasFull || this.#slots.claimable(delivery.origin)) this.#roomFreed();
     };
     const task: Promise<void> = this.#dispatch(delivery, release)
       .catch((err: unknown) => {

@@ -151,6 +151,25 @@ export class Slots<T extends { origin: string }> {
   }
 
   /**
+   * After a claim made with `limits` took `claimed` (and they were admitted): whether an origin
+   * is claimable now that the claim left out (saturated then) or that got all the room it was
+   * claimed for (so its queue may hold more). Slots freed while the claim ran only call for
+   * another claim then: an origin that got less than its room has no more due, and claiming
+   * for it again would walk the whole queue to find nothing.
+   */
+  claimAgain(limits: ClaimLimits, claimed: readonly T[]): boolean {
+    const got = new Map<string, number>();
+    for (const { origin } of claimed) got.set(origin, (got.get(origin) ?? 0) + 1);
+    for (const origin of this.#origins()) {
+      if (!this.claimable(origin)) continue;
+      if (limits.saturated.includes(origin)) return true;
+      const asked = limits.room[origin] ?? this.#limits.perOrigin;
+      if ((got.get(origin) ?? 0) >= asked) return true;
+    }
+    return false;
+  }
+
+  /**
    * A claimed delivery: takes a free slot of its origin (true: start it now), or else holds it
    * prefetched (false).
    */

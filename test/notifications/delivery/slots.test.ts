@@ -144,6 +144,49 @@ describe('prefetch modes', () => {
     expect(slots.claimLimits()).toEqual({ saturated: [], room: { [A]: 6 } });
   });
 
+  it('slots freed during a claim call for another only where the queue may hold more', () => {
+    /** Slots freed while a claim ran: `n` attempts of `origin` end, and prefetched ones start. */
+    const free = (slots: Slots<Item>, origin: string, n: number) => {
+      for (let i = 0; i < n; i++) {
+        slots.release(origin);
+        slots.next(origin, 0, never);
+      }
+    };
+    const slots = new Slots<Item>(limits);
+    slots.observe(A, 100); // capacity 16, refilled by 6 at least
+    admit(slots, A, 10);
+    let asked = slots.claimLimits();
+    expect(asked).toEqual({ saturated: [], room: { [A]: 6 } });
+    // It got all its room: claimable again after six ended meanwhile, so more may be queued.
+    const claimed = Array.from({ length: 6 }, () => item(A));
+    free(slots, A, 6);
+    for (const i of claimed) slots.admit(i, 0);
+    expect(slots.claimAgain(asked, claimed)).toBe(true);
+    // It got less than its room: its queue is empty, however many ended meanwhile.
+    asked = slots.claimLimits();
+    expect(asked.room[A]).toBe(6);
+    free(slots, A, 10);
+    admit(slots, A, 2);
+    expect(slots.claimable(A)).toBe(true);
+    expect(slots.claimAgain(asked, [item(A), item(A)])).toBe(false);
+    // Left out as saturated, it has room now: the claim did not look for it.
+    admit(slots, A, 9);
+    asked = slots.claimLimits();
+    expect(asked).toEqual({ saturated: [A], room: {} });
+    free(slots, A, 6);
+    expect(slots.claimAgain(asked, [])).toBe(true);
+    // An origin held nothing of got its `perOrigin`, and one of them ended meanwhile.
+    admit(slots, A, 6);
+    asked = slots.claimLimits();
+    expect(asked).toEqual({ saturated: [A], room: {} });
+    const b = [item(B), item(B), item(B), item(B)];
+    for (const i of b) slots.admit(i, 0);
+    expect(slots.claimAgain(asked, b)).toBe(false);
+    slots.release(B);
+    expect(slots.claimAgain(asked, b)).toBe(true);
+    expect(slots.claimAgain(asked, b.slice(1))).toBe(false);
+  });
+
   it('a slow origin is claimed for as soon as one slot is free', () => {
     const slots = new Slots<Item>(limits);
     slots.observe(A, 1000);

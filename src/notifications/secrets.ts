@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { TtlCache } from '../cache.ts';
 
 /**
  * Encryption of receivers' authKeys at rest: AES-256-GCM with a random 96-bit nonce, bound to
@@ -40,6 +41,32 @@ export function createSecretBox(key: Uint8Array): SecretBox {
         decipher.update(raw.subarray(NONCE_BYTES + TAG_BYTES)),
         decipher.final(),
       ]).toString('utf8');
+    },
+  };
+}
+
+/** How long, and how many, opened keys `rememberOpened` keeps. */
+const OPENED_TTL_MS = 10 * 60_000;
+const OPENED_MAX = 10_000;
+
+/**
+ * A box that remembers what it opened for a while: every delivery carries a copy of its
+ * registration's sealed key, so a dispatcher opens the same few ciphertexts thousands of times
+ * a second. Keyed by ciphertext and context (a ciphertext is never reused: each seal has its
+ * own nonce), so a changed key is a new entry; what does not open is not remembered.
+ */
+export function rememberOpened(box: SecretBox): SecretBox {
+  const opened = new TtlCache<string, string>(OPENED_TTL_MS, OPENED_MAX);
+  return {
+    seal: (plaintext, context) => box.seal(plaintext, context),
+    open(sealed, context) {
+      const key = `${context}\n${sealed}`;
+      let plaintext = opened.get(key);
+      if (plaintext === undefined) {
+        plaintext = box.open(sealed, context);
+        opened.set(key, plaintext);
+      }
+      return plaintext;
     },
   };
 }

@@ -4,7 +4,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import { createSecretBox, loadSecretsKey, secretContext } from '../../src/notifications/secrets.ts';
+import {
+  createSecretBox,
+  loadSecretsKey,
+  rememberOpened,
+  secretContext,
+  type SecretBox,
+} from '../../src/notifications/secrets.ts';
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -41,6 +47,27 @@ describe('the secret box (AES-256-GCM)', () => {
     expect(() => box.open('v2.abc', context)).toThrow(/format/);
     expect(() => box.open('v1.abc', context)).toThrow(/truncated/);
     expect(() => createSecretBox(randomBytes(16))).toThrow(/32 bytes/);
+  });
+
+  it('remembered, opens each ciphertext once, and never what did not open', () => {
+    const opened: string[] = [];
+    const counting: SecretBox = {
+      seal: (plaintext, c) => box.seal(plaintext, c),
+      open: (sealed, c) => (opened.push(sealed), box.open(sealed, c)),
+    };
+    const remembering = rememberOpened(counting);
+    const a = remembering.seal('key a', context);
+    const b = box.seal('key b', context);
+    for (let i = 0; i < 3; i++) {
+      expect(remembering.open(a, context)).toBe('key a');
+      expect(remembering.open(b, context)).toBe('key b');
+    }
+    expect(opened).toEqual([a, b]);
+    // Another context is another entry, and it still does not open, each time it is asked.
+    const other = secretContext('0b5f4a3e-7c1d-4e2f-8a9b-0c1d2e3f4a5b', 'b');
+    expect(() => remembering.open(a, other)).toThrow();
+    expect(() => remembering.open(a, other)).toThrow();
+    expect(opened).toEqual([a, b, a, a]);
   });
 });
 

@@ -6,7 +6,7 @@ import type { EventSignal } from '../../events/outbox.ts';
 import type { Metrics, WebhookQueueStats } from '../../http/metrics.ts';
 import type { Logger } from '../../logger.ts';
 import type { Database } from '../../storage/database.ts';
-import type { SecretBox } from '../secrets.ts';
+import { rememberOpened, type SecretBox } from '../secrets.ts';
 import { attemptMaxMs, createSender, type Sender } from '../sender.ts';
 import { ReceiverHealth } from './health.ts';
 import type { AttemptResult } from './policy.ts';
@@ -127,7 +127,7 @@ export class Dispatcher {
     this.#recorder = new OutcomeRecorder(pool, this.#instanceId, this.#logger);
     this.#stages = {
       pool,
-      secrets: options.secrets,
+      secrets: rememberOpened(options.secrets),
       sender: this.#sender,
       recorder: this.#recorder,
       gone: this.#gone,

@@ -68,8 +68,10 @@ export interface Database {
   /** The pool under Prisma's adapter, for the hot paths that issue hand-written SQL. */
   pool: pg.Pool;
   /**
-   * The pool for listing reads: a read replica's (`readUrl`) when there is one, else `pool`. A
-   * replica lags its primary, so a page read here may miss what was written a moment ago.
+   * The pool for listing reads: a read replica's (`readUrl`) when there is one. A replica lags
+   * its primary, so a page read here may miss what was written a moment ago. On PostgreSQL it is
+   * a pool of its own either way, whose sessions plan prepared statements once (see finishOpen);
+   * on the embedded database, `pool`.
    */
   readPool: pg.Pool;
   /** A connection string for the database, e.g. for a LISTEN connection. */
@@ -124,11 +126,16 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   });
 }
 
-const newPool = (connectionString: string, max: number | undefined) =>
+const newPool = (
+  connectionString: string,
+  max: number | undefined,
+  session: { applicationName: string; options?: string } = { applicationName: 'clipgate' },
+) =>
   new pg.Pool({
     connectionString,
     max: max ?? 10,
-    application_name: 'clipgate',
+    application_name: session.applicationName,
+    options: session.options,
     // A database that does not answer fails requests (503) instead of queueing them forever.
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
   });
@@ -165,10 +172,23 @@ async function finishOpen(
     await closeAll();
     throw err;
   }
-  // Prisma traces its own queries (telemetry/start.ts); the pool handed out for hand-written SQL
-  // traces those.
-  const readPool = options.readUrl ? newPool(options.readUrl, options.poolSize) : pool;
-  if (readPool !== pool) logConnectionErrors(readPool, logger, 'read replica');
+  // The listing reads are prepared statements (activities/store.ts) over the partitioned
+  // activities table. PostgreSQL keeps planning such a statement for each run's parameters (a
+  // custom plan looks cheaper than a generic one, which cannot prune partitions at plan time),
+  // and planning a page costs it three to four times what running it does. Their sessions plan each
+  // once: generic plans, whose partitions are pruned when they run (docs/performance.md).
+  const readPool =
+    options.readUrl || kind === 'postgres'
+      ? newPool(options.readUrl ?? connectionString, options.poolSize, {
+          applicationName: 'clipgate-listing',
+          options: '-c plan_cache_mode=force_generic_plan',
+        })
+      : pool;
+  if (readPool !== pool) {
+    logConnectionErrors(readPool, logger, options.readUrl ? 'read replica' : 'listing');
+  }
+  // Prisma traces its own queries (telemetry/start.ts); the pools handed out for hand-written
+  // SQL trace those.
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   let closed: Promise<void> | undefined;
   return {

@@ -52,4 +52,30 @@ describe.each(backends)('read statements on %s', (backend) => {
       client.release();
     }
   });
+
+  it('plans a page once per listing connection on PostgreSQL (a generic plan), not per run', async () => {
+    const client = await t.app.services.db.readPool.connect();
+    try {
+      const page = (limit: number) =>
+        queryPage(client as never, { accessoryId, floor: '0', scanDirectionNewer: true, limit });
+      for (let limit = 1; limit <= 8; limit++) {
+        expect((await page(limit)).activities).toHaveLength(Math.min(limit, 3));
+      }
+      const { rows } = await client.query<{ custom: string; generic: string; mode: string }>(
+        `SELECT custom_plans AS custom, generic_plans AS generic,
+                current_setting('plan_cache_mode') AS mode
+           FROM pg_prepared_statements
+          WHERE name LIKE 'clipgate\\_%' AND statement ~ 'ORDER BY activity_id DESC LIMIT'`,
+      );
+      const [plans] = rows;
+      // The embedded database has one connection, shared with everything else: PostgreSQL's
+      // default there (a custom plan per run while it looks cheaper).
+      expect(plans).toMatchObject(
+        backend === 'postgres' ? { mode: 'force_generic_plan', custom: '0' } : { mode: 'auto' },
+      );
+      if (backend === 'postgres') expect(Number(plans!.generic)).toBeGreaterThanOrEqual(8);
+    } finally {
+      client.release();
+    }
+  });
 });

@@ -1,9 +1,13 @@
 // bench/scale: listing latency and retention cost as the activities table grows from 1M rows to
 // --rows (default 10M; 100M with --rows 100000000), in one run on the local PostgreSQL. The fleet
 // grows by accessories, each holding --per-accessory activities spread over --days days (one
-// partition per day). At each size it prints the first-page and deep-page (keyset, half way
-// down the accessory) p50/p99 of the service's own page query, then the table and index sizes;
-// at the end, the time to drop one day's data, and the ratios of the large size to 1M.
+// partition per day). At each size it prints the first-page, deep-page (keyset, half way down
+// the accessory) and zone-filtered first-page p50/p99 of the service's own page query on the
+// service's listing pool, then the table and index sizes; at the end, the time to drop one day's
+// data, and the ratios of the large size to 1M. Every accessory has zone z1 over the left
+// quarter of the frame, saved after its last activity, so that the filter `contains(motionZones,
+// "z1")` is answered from each activity's objectLocations (about 4 in 10 hold a cell of it): the
+// costlier side of the zones-and-time rule.
 //
 //   npm run bench:scale [-- --rows 10000000 --samples 2000]
 //   BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) names the server; the
@@ -12,6 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { retentionFloor } from '../src/activities/ids.ts';
+import type { FilterNode } from '../src/activities/filter/index.ts';
 import { queryPage } from '../src/activities/store.ts';
 import { createLogger } from '../src/logger.ts';
 import { openDatabase } from '../src/storage/database.ts';
@@ -22,6 +27,8 @@ import {
   mediaObjectsTable,
   PARTITIONS_AHEAD_DAYS,
 } from '../src/storage/partitions.ts';
+import { coveredCells, rectangle } from '../src/zones/geometry.ts';
+import { zoneMembershipSql } from '../src/zones/membership.ts';
 
 const { values } = parseArgs({
   options: {
@@ -55,6 +62,7 @@ const db = await openDatabase({
   logger: createLogger('warn'),
 });
 const pool = db.pool;
+const Z1 = rectangle(0, 0, 0.25, 1);
 
 // The data lives in the days from today on (partitions as the job creates them ahead), so that
 // the oldest day can be dropped at the end like any expired day.
@@ -83,13 +91,25 @@ async function loadTo(target: number): Promise<void> {
     // Each accessory gets its own second offset so that ids interleave across accessories.
     await pool.query(
       `INSERT INTO activities (accessory_id, activity_id, start_time, end_time, playback_duration,
-                               relevance_level, motion_zones, created_at)
+                               relevance_level, motion_zones, object_locations, created_at)
        SELECT x.id, to_char(t AT TIME ZONE 'UTC', 'YYYYMMDD"T"HH24MISS"Z"'), t, t + interval '20 s', 20,
-              i % 4, ARRAY['z' || (i % 3)], t
+              i % 4, ARRAY['z' || (i % 3)],
+              ARRAY[(i * 7 + k) % 128, (i * 13 + k * 3) % 128]::smallint[], t
          FROM unnest($1::uuid[]) WITH ORDINALITY AS x(id, k),
               generate_series(0, $2::int - 1) AS i,
               LATERAL (SELECT to_timestamp($3::float8 / 1000 + i * $4::int + (k % $4::int))) AS ts(t)`,
       [ids, PER_ACCESSORY, today, spacingSeconds],
+    );
+    await pool.query(
+      `INSERT INTO zone_sets (accessory_id, last_modified)
+         SELECT id, $2::timestamptz FROM unnest($1::uuid[]) AS id`,
+      [ids, new Date(today + (DAYS + 1) * DAY_MS)],
+    );
+    await pool.query(
+      `INSERT INTO zones (accessory_id, zone_id, position, name, color, vertices, cells)
+         SELECT id, 'z1', 0, 'Left quarter', '#ff8800', $2::jsonb, $3::smallint[]
+           FROM unnest($1::uuid[]) AS id`,
+      [ids, JSON.stringify(Z1), coveredCells(Z1)],
     );
     accessories.push(...ids);
     const rows = accessories.length * PER_ACCESSORY;
@@ -111,8 +131,10 @@ interface Latency {
   p99: number;
 }
 
+const inZ1: FilterNode = { type: 'contains', attribute: 'motionZones', value: 'z1' };
+
 /** `SAMPLES` page queries one after the other on random accessories (after a warm-up). */
-async function measure(deep: boolean): Promise<Latency> {
+async function measure(page: 'first' | 'deep' | 'zone'): Promise<Latency> {
   const floor = retentionFloor(3650);
   const middle = new Date(today + (DAYS / 2) * DAY_MS)
     .toISOString()
@@ -121,14 +143,16 @@ async function measure(deep: boolean): Promise<Latency> {
   const times: number[] = [];
   for (let i = 0; i < SAMPLES + 100; i++) {
     const started = performance.now();
-    const page = await queryPage(pool, {
-      accessoryId: pick(),
+    const accessoryId = pick();
+    const { activities } = await queryPage(db.readPool, {
+      accessoryId,
       floor,
       scanDirectionNewer: true,
       limit: 20,
-      ...(deep && { start: { activityId: `${middle}Z`, operator: '<' as const } }),
+      ...(page === 'deep' && { start: { activityId: `${middle}Z`, operator: '<' as const } }),
+      ...(page === 'zone' && { filter: inZ1, zoneMembership: zoneMembershipSql(accessoryId) }),
     });
-    if (page.activities.length !== 20) throw new Error('short page');
+    if (activities.length !== 20) throw new Error('short page');
     if (i >= 100) times.push(performance.now() - started);
   }
   times.sort((a, b) => a - b);
@@ -150,16 +174,17 @@ async function sizes(): Promise<{ table: number; indexes: number; partitions: nu
 
 const mb = (bytes: number) => `${(bytes / 1048576).toFixed(0)} MB`;
 const ms = (n: number) => `${n.toFixed(2)} ms`;
-const results: { size: number; first: Latency; deep: Latency }[] = [];
+const results: { size: number; first: Latency; deep: Latency; zone: Latency }[] = [];
 for (const size of SIZES) {
   console.log(`${size.toLocaleString()} activities:`);
   await loadTo(size);
-  const first = await measure(false);
-  const deep = await measure(true);
+  const first = await measure('first');
+  const deep = await measure('deep');
+  const zone = await measure('zone');
   const s = await sizes();
-  results.push({ size, first, deep });
+  results.push({ size, first, deep, zone });
   console.log(
-    `  first page p50 ${ms(first.p50)} p99 ${ms(first.p99)} | deep page p50 ${ms(deep.p50)} p99 ${ms(deep.p99)}`,
+    `  first page p50 ${ms(first.p50)} p99 ${ms(first.p99)} | deep page p50 ${ms(deep.p50)} p99 ${ms(deep.p99)} | zone-filtered p50 ${ms(zone.p50)} p99 ${ms(zone.p99)} (p50 ${(zone.p50 / first.p50).toFixed(2)}x the first page's; target <= 1.2x)`,
   );
   console.log(
     `  table ${mb(s.table)} + indexes ${mb(s.indexes)} in ${s.partitions} partitions (${DAYS} days of data)`,

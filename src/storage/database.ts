@@ -175,8 +175,9 @@ async function finishOpen(
   // The listing reads are prepared statements (activities/store.ts) over the partitioned
   // activities table. PostgreSQL keeps planning such a statement for each run's parameters (a
   // custom plan looks cheaper than a generic one, which cannot prune partitions at plan time),
-  // and planning a page costs it three to four times what running it does. Their sessions plan each
-  // once: generic plans, whose partitions are pruned when they run (docs/performance.md).
+  // and planning a page costs it three to four times what running it does. The listing pool's
+  // sessions plan each once: generic plans, whose partitions are pruned when they run
+  // (docs/performance.md).
   const readPool =
     options.readUrl || kind === 'postgres'
       ? newPool(options.readUrl ?? connectionString, options.poolSize, {

@@ -175,7 +175,7 @@ describe('prefetch modes', () => {
     expect(asked).toEqual({ saturated: [A], room: {} });
     free(slots, A, 6);
     expect(slots.claimAgain(asked, [])).toBe(true);
-    // An origin held nothing of got its `perOrigin`, and one of them ended meanwhile.
+    // An origin the instance held none of got `perOrigin`, and one of those ended meanwhile.
     admit(slots, A, 6);
     asked = slots.claimLimits();
     expect(asked).toEqual({ saturated: [A], room: {} });

@@ -128,13 +128,14 @@ export function currentTraceparent(): string | null {
 /**
  * A CLIENT span for a call made later on behalf of the request whose `traceparent` was stored
  * with the work (null: a trace of its own). `call` gets the `traceparent` to send with it
- * (the span's own), or undefined while tracing is off; `describe` turns its result into the
- * span's attributes and, for a failure, its error.
+ * (the span's own), or undefined while tracing is off; `attributes` are the span's first ones
+ * (asked for only while tracing is on: a call may be made thousands of times a second), and
+ * `describe` turns its result into the span's last ones and, for a failure, its error.
  */
 export function traceCall<T>(
   name: string,
   storedTraceparent: string | null,
-  attributes: Attributes,
+  attributes: () => Attributes,
   call: (traceparent: string | undefined) => Promise<T>,
   describe: (result: T) => { attributes: Attributes; error?: string },
 ): Promise<T> {
@@ -145,7 +146,7 @@ export function traceCall<T>(
   return inSpan(
     tracer,
     name,
-    { kind: SpanKind.CLIENT, attributes },
+    { kind: SpanKind.CLIENT, attributes: attributes() },
     async (span) => {
       const result = await call(currentTraceparent() ?? undefined);
       const { attributes: outcome, error } = describe(result);

@@ -11,19 +11,21 @@ export function traceAttempt(
   delivery: Pick<ClaimedDelivery, 'id' | 'event_type' | 'attempt_count' | 'url' | 'traceparent'>,
   send: (traceparent: string | undefined) => Promise<AttemptResult>,
 ): Promise<AttemptResult> {
-  const url = new URL(delivery.url);
   return traceCall(
     'webhook.attempt',
     delivery.traceparent,
-    {
-      'http.request.method': 'POST',
-      'server.address': url.hostname,
-      'server.port': Number(url.port) || (url.protocol === 'https:' ? 443 : 80),
-      // Without the query: a receiver may put a token there.
-      'url.full': `${url.origin}${url.pathname}`,
-      'clipgate.delivery.id': delivery.id,
-      'clipgate.delivery.attempt': delivery.attempt_count,
-      'clipgate.event.type': delivery.event_type,
+    () => {
+      const url = new URL(delivery.url);
+      return {
+        'http.request.method': 'POST',
+        'server.address': url.hostname,
+        'server.port': Number(url.port) || (url.protocol === 'https:' ? 443 : 80),
+        // Without the query: a receiver may put a token there.
+        'url.full': `${url.origin}${url.pathname}`,
+        'clipgate.delivery.id': delivery.id,
+        'clipgate.delivery.attempt': delivery.attempt_count,
+        'clipgate.event.type': delivery.event_type,
+      };
     },
     send,
     (result) => ({

@@ -47,7 +47,8 @@ export const EVENT_LOCK_CLASS = 1818851941;
 export interface RecordedRow {
   event_id: string | bigint | null;
   event_occurred_at: Date | null;
-  event_queued: boolean | null;
+  /** The receiver origins its deliveries were queued for (null: none). */
+  event_origins: string[] | null;
   previous_account_event_id: string | bigint | null;
   previous_accessory_event_id: string | bigint | null;
 }
@@ -77,15 +78,18 @@ export function storedEvents(events: readonly NewEvent[], rows: readonly Recorde
     if (stored.accessoryId !== null) {
       stored.previousAccessoryEventId = idText(row.previous_accessory_event_id);
     }
-    if (row.event_queued) withDeliveries.add(stored);
+    if (row.event_origins?.length) queuedFor.set(stored, row.event_origins);
     return stored;
   });
 }
 
-const withDeliveries = new WeakSet<StoredEvent>();
+const queuedFor = new WeakMap<StoredEvent, readonly string[]>();
 
-/** Whether recording this event queued webhook deliveries (so the dispatcher has work). */
-export const queuedDeliveries = (event: StoredEvent): boolean => withDeliveries.has(event);
+/**
+ * The receiver origins (scheme://host:port) that recording this event queued webhook deliveries
+ * for, none when it queued none: the dispatcher has work for them.
+ */
+export const queuedOrigins = (event: StoredEvent): readonly string[] => queuedFor.get(event) ?? [];
 
 /** In-process notice of committed events, in commit order per accessory. */
 export class EventSignal {

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { queuedOrigins } from '../../src/events/outbox.ts';
+import type { StoredEvent } from '../../src/events/types.ts';
 import { purgeDeliveryLog } from '../../src/notifications/delivery/sql.ts';
 import { createSecretBox, secretContext } from '../../src/notifications/secrets.ts';
 import { backends, startApp, type TestApp } from '../helpers/app.ts';
@@ -510,6 +512,38 @@ describe.each(backends)('notification delivery on %s', (backend) => {
       'delivered',
       'delivered',
     ]);
+  });
+
+  it('names with each commit the receiver origins it queued deliveries for (the dispatcher wakes for those)', async () => {
+    const s = await setup({ eventTypes: ['activity_created'] });
+    const otherKey = 'origins-client-key-0123456789';
+    const other = await receiver(otherKey);
+    const otherToken = await t.token(['notifications'], s.subject, 'origins-client');
+    await register(t, otherToken, {
+      url: other.url,
+      authKey: otherKey,
+      eventTypes: ['activity_created', 'activity_finished'],
+    });
+    const committed: StoredEvent[] = [];
+    const unsubscribe = t.app.services.signal.subscribe((events) => committed.push(...events));
+    try {
+      // Through the ingest function, then through the outbox statement (account_deleted).
+      await ok(t, s.ingest, CreateActivity, { accessoryId: s.accessoryId, input: {} });
+      await ok(t, s.ingest, ReportMotion, { accessoryId: s.accessoryId, state: 'started' });
+      const admin = await t.token(['admin'], 'an-admin');
+      expect((await gql(t.url, admin, DeleteAccount, { accountId: s.accountId })).errors).toBe(
+        undefined,
+      );
+    } finally {
+      unsubscribe();
+    }
+    const origins = (type: string) =>
+      [...queuedOrigins(committed.find((e) => e.eventType === type)!)].sort();
+    const both = [new URL(s.rx.url).origin, new URL(other.url).origin].sort();
+    expect(both[0]).not.toBe(both[1]);
+    expect(origins('activity_created')).toEqual(both);
+    expect(origins('motion_started')).toEqual([]);
+    expect(origins('account_deleted')).toEqual(both);
   });
 
   it('re-registering overwrites: later events go to the new url, signed with the new key', async () => {

@@ -121,6 +121,7 @@ export class Dispatcher {
     this.#wakeups = new Wakeups({
       db: options.db,
       signal: options.signal,
+      roomFor: (origins) => this.#slots.roomFor(origins),
       instanceId: this.#instanceId,
       logger: this.#logger,
     });

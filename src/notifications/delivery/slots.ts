@@ -137,6 +137,16 @@ export class Slots<T extends { origin: string }> {
     return this.capacity(origin) - this.#heldOf(origin) >= this.#refill(origin);
   }
 
+  /**
+   * Whether a claim now could take deliveries of one of `origins` (just queued): the instance
+   * has room and one of them is claimable. Otherwise they wait for a slot of theirs to free.
+   */
+  roomFor(origins: Iterable<string>): boolean {
+    if (this.room() <= 0) return false;
+    for (const origin of origins) if (this.claimable(origin)) return true;
+    return false;
+  }
+
   /** Origins without room enough: left out of the claim and of the next-due lookup. */
   saturated(): string[] {
     return [...this.#origins()].filter((o) => !this.claimable(o));

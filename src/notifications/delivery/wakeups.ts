@@ -1,11 +1,12 @@
 import pg from 'pg';
-import { queuedDeliveries, type EventSignal } from '../../events/outbox.ts';
+import { queuedOrigins, type EventSignal } from '../../events/outbox.ts';
 import type { Logger } from '../../logger.ts';
 import type { Database } from '../../storage/database.ts';
 
 /**
- * When the dispatcher looks for due work: at once on a local commit that queued deliveries (the
- * in-process EventSignal), on a PostgreSQL NOTIFY from another instance (a LISTEN connection of
+ * When the dispatcher looks for due work: at once on a local commit that queued deliveries for a
+ * receiver origin it has room for (the in-process EventSignal; deliveries of saturated origins
+ * are claimed as their slots free), on a PostgreSQL NOTIFY from another instance (a LISTEN connection of
  * its own, reconnecting), when it is woken (an attempt ended, a delivery was redelivered), when
  * the next retry falls due, and at least every poll interval.
  */
@@ -47,13 +48,21 @@ export class Wakeups {
   #notifying = false;
   #notifyAgain = false;
 
-  constructor(options: { db: Database; signal: EventSignal; instanceId: string; logger: Logger }) {
+  constructor(options: {
+    db: Database;
+    signal: EventSignal;
+    /** Whether a claim now could take deliveries of one of these origins. */
+    roomFor: (origins: ReadonlySet<string>) => boolean;
+    instanceId: string;
+    logger: Logger;
+  }) {
     this.#db = options.db;
     this.#instanceId = options.instanceId;
     this.#logger = options.logger;
     this.#unsubscribe = options.signal.subscribe((events) => {
-      if (!events.some(queuedDeliveries)) return;
-      this.wake();
+      const origins = new Set(events.flatMap(queuedOrigins));
+      if (origins.size === 0) return;
+      if (options.roomFor(origins)) this.wake();
       this.#notifyPeers();
     });
   }

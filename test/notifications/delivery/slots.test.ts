@@ -280,6 +280,21 @@ describe('wake-up timing', () => {
     expect(untilNextDue(-3, true, 1000)).toBeUndefined();
   });
 
+  it('new work calls for a claim only for an origin with room, while the instance has room', () => {
+    const slots = new Slots<Item>(limits);
+    admit(slots, A, 4);
+    expect(slots.roomFor([A])).toBe(false);
+    // One it holds nothing of may be claimed for.
+    expect(slots.roomFor([A, B])).toBe(true);
+    expect(slots.roomFor([])).toBe(false);
+    slots.release(A);
+    expect(slots.roomFor([A])).toBe(true);
+    // The instance holds as much as it may: nothing until it frees some.
+    admit(slots, B, 17);
+    expect(slots.room()).toBe(0);
+    expect(slots.roomFor(['https://c.example'])).toBe(false);
+  });
+
   it('backs off after failed claims, up to 5 s', () => {
     expect([1, 2, 3, 4, 5, 9].map(claimBackoffMs)).toEqual([500, 1000, 2000, 4000, 5000, 5000]);
   });

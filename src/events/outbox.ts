@@ -21,7 +21,8 @@ import type { NewEvent, StoredEvent } from './types.ts';
  * The same statement queues the webhook deliveries of each event (src/notifications): one per
  * registration of the event's account that lists its type, and for `account_deleted` one per
  * registration of the account, disabled registrations left out (src/notifications/delivery/
- * health.ts). A delivery carries a snapshot of its registration, so it survives the
+ * health.ts), and answers the receiver origins they go to (`queuedOrigins`: the dispatcher's
+ * wake-ups). A delivery carries a snapshot of its registration, so it survives the
  * registration (and the account) being deleted later in the same transaction, and the trace
  * context of the request that caused it, so that its attempts join that request's trace. A
  * registration with a filter gets only the events that pass it (src/events/filter.ts, judged

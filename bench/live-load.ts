@@ -1,11 +1,13 @@
 // The load generator of bench/live, forked by it: opens graphql-ws clients (real WebSockets),
-// each subscribing to one accessory's events, and records when each event arrives
+// each subscribing to the events of its target's accessories (one subscription each, over the
+// client's one socket, as a dashboard watching several cameras does), and records when each event arrives
 // (process.hrtime, CLOCK_MONOTONIC: the same clock as the server process's).
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 
+/** What one socket watches: accessories of one account, with a token of that account. */
 export interface Target {
-  accessoryId: string;
+  accessoryIds: string[];
   token: string;
 }
 
@@ -44,19 +46,21 @@ function open(url: string, target: Target): Promise<boolean> {
       on: { connected: () => resolve(true), closed: () => resolve(false) },
     });
     clients.push(client);
-    client.subscribe<{ accessoryEvents: { eventId: string } }>(
-      { query: QUERY, variables: { accessoryId: target.accessoryId } },
-      {
-        next: (result) => {
-          if (result.data) {
-            micros.push(nowMicros());
-            eventIds.push(result.data.accessoryEvents.eventId);
-          } else errors++;
+    for (const accessoryId of target.accessoryIds) {
+      client.subscribe<{ accessoryEvents: { eventId: string } }>(
+        { query: QUERY, variables: { accessoryId } },
+        {
+          next: (result) => {
+            if (result.data) {
+              micros.push(nowMicros());
+              eventIds.push(result.data.accessoryEvents.eventId);
+            } else errors++;
+          },
+          error: () => errors++,
+          complete: () => {},
         },
-        error: () => errors++,
-        complete: () => {},
-      },
-    );
+      );
+    }
   });
 }
 

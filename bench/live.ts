@@ -2,24 +2,28 @@
 // concurrent subscribers on one instance, beside a bare graphql-ws server (in-memory pub/sub,
 // no database, no auth, the same subscription schema shape), all in this one run.
 //
-// Each subscriber is a real graphql-ws client over its own WebSocket, in a second process
+// Each socket is a real graphql-ws client over its own WebSocket, in a second process
 // (bench/live-load.ts, forked); the server runs in a third (forked with --expose-gc, so that
-// its memory is measured after collection). Subscribers watch one accessory each, ten per
-// accessory, each accessory its own account. Changes are committed through the service's
-// ingest path (a transaction per createActivity: its events, the commit, then the pub/sub) at a
-// steady rate, round robin over the accessories; the bare server publishes the same events
-// (two per change: activity_finished and activity_created) at the same rate. Printed: fan-out
-// latency from commit to receipt in the subscriber process (p50/p99/max, both processes read
-// CLOCK_MONOTONIC), delivered/expected, and server memory per connection (RSS and heap growth
-// from before the clients connected to all subscribed, divided by the subscribers), with the
-// ratios to the bare server.
+// its memory is measured after collection). A subscriber is one subscription: by default each
+// socket carries one, watching one accessory, ten per accessory, each accessory its own
+// account; with `--per-socket K` each account has K accessories and each of its sockets
+// subscribes to all K (a dashboard watching K cameras over one socket). Changes are committed
+// through the service's ingest path (a transaction per createActivity: its events, the commit,
+// then the pub/sub) at a steady rate, round robin over the accessories; the bare server
+// publishes the same events (two per change: activity_finished and activity_created) at the
+// same rate. Printed: fan-out latency from commit to receipt in the subscriber process
+// (p50/p99/max, both processes read CLOCK_MONOTONIC), delivered/expected, and server memory
+// per subscriber (RSS and heap growth from before the clients connected to all subscribed,
+// divided by the subscribers), with the ratios to the bare server.
 //
 //   npm run bench:live [-- --sizes 5000,10000 --rate 100 --seconds 10 --embedded]
 //   npm run bench:live -- --sizes 1000 --per-accessory 1000 --rate 1: one accessory's 1,000
 //   subscribers (an accessory takes at most one new activity a second: ids are per second).
+//   npm run bench:live -- --sizes 50000 --per-socket 10 --rate 100: 50,000 subscribers over
+//   5,000 sockets, at 200 events/s.
 //   BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) names the PostgreSQL
 //   server; the service runs on a fresh database clipgate_bench_live there. --embedded: PGlite.
-//   Needs file descriptors for each subscriber in both processes: `ulimit -n` above the size.
+//   Needs a file descriptor for each socket in both processes: `ulimit -n` above the sockets.
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
@@ -63,10 +67,14 @@ const { values } = parseArgs({
     rate: { type: 'string', default: '100' },
     seconds: { type: 'string', default: '10' },
     'per-accessory': { type: 'string', default: '10' },
+    'per-socket': { type: 'string', default: '1' },
     embedded: { type: 'boolean', default: false },
   },
 });
 const PER_ACCESSORY = Number(values['per-accessory']);
+const PER_SOCKET = Number(values['per-socket']);
+/** Accounts for `subscribers`: each has PER_SOCKET accessories and PER_ACCESSORY sockets. */
+const accounts = (subscribers: number) => Math.ceil(subscribers / (PER_ACCESSORY * PER_SOCKET));
 const SECRET = 'clipgate-bench-live-secret-0123456789';
 const WARMUP_S = 1;
 
@@ -90,7 +98,10 @@ const nowMicros = () => Number(process.hrtime.bigint() / 1000n);
 
 interface BenchServer {
   url: string;
+  /** One per account: its accessories, each watched by PER_ACCESSORY sockets. */
   targets: Target[];
+  /** Every accessory, in the order changes go round. */
+  accessoryIds: string[];
   subscriptions(): number;
   /** One change on the accessory; records the commit time of its events. */
   change(accessoryId: string): Promise<void>;
@@ -117,21 +128,29 @@ async function clipgateServer(subscribers: number, databaseUrl?: string): Promis
   await app.listen();
   const { services } = app;
   const targets: Target[] = [];
-  for (let i = 0; i < Math.ceil(subscribers / PER_ACCESSORY); i++) {
+  for (let i = 0; i < accounts(subscribers); i++) {
     const subject = `bench-${i}`;
     const account = await services.accounts.upsert(subject, 30);
-    const accessory = await services.accessories.associate(account.accountId, 'cam', 'Bench');
+    const accessoryIds: string[] = [];
+    for (let j = 0; j < PER_SOCKET; j++) {
+      const accessory = await services.accessories.associate(
+        account.accountId,
+        `cam-${j}`,
+        'Bench',
+      );
+      accessoryIds.push(accessory.accessoryId);
+      // An activity in progress, so that every measured change is two events (finished, created).
+      await services.activities.create(accessory.accessoryId, {
+        createdAt: new Date(Date.now() - 60_000),
+      });
+    }
     const token = await signDevToken(SECRET, {
       sub: subject,
       clientId: 'bench',
       scopes: ['service:activities_basic'],
       ttlSeconds: 3600,
     });
-    targets.push({ accessoryId: accessory.accessoryId, token });
-    // An activity in progress, so that every measured change is two events (finished, created).
-    await services.activities.create(accessory.accessoryId, {
-      createdAt: new Date(Date.now() - 60_000),
-    });
+    targets.push({ accessoryIds, token });
   }
   // The commit time of an event: when its committer reports it, right before the pub/sub.
   const committed = services.signal.committed.bind(services.signal);
@@ -146,6 +165,7 @@ async function clipgateServer(subscribers: number, databaseUrl?: string): Promis
   return {
     url: app.url(),
     targets,
+    accessoryIds: targets.flatMap((t) => t.accessoryIds),
     subscriptions: () => services.live.activeSubscriptions,
     change: async (accessoryId) => {
       await services.activities.create(accessoryId, {});
@@ -212,10 +232,11 @@ async function bareServer(subscribers: number): Promise<BenchServer> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
   const accountIds = new Map<string, string>();
-  const targets: Target[] = Array.from({ length: Math.ceil(subscribers / PER_ACCESSORY) }, () => {
-    const accessoryId = randomUUID();
-    accountIds.set(accessoryId, randomUUID());
-    return { accessoryId, token: 'none' };
+  const targets: Target[] = Array.from({ length: accounts(subscribers) }, () => {
+    const accountId = randomUUID();
+    const accessoryIds = Array.from({ length: PER_SOCKET }, () => randomUUID());
+    for (const accessoryId of accessoryIds) accountIds.set(accessoryId, accountId);
+    return { accessoryIds, token: 'none' };
   });
   let sequence = 0;
   const activity = (accessoryId: string) => ({
@@ -232,6 +253,7 @@ async function bareServer(subscribers: number): Promise<BenchServer> {
   return {
     url: `http://127.0.0.1:${port}`,
     targets,
+    accessoryIds: targets.flatMap((t) => t.accessoryIds),
     subscriptions: () => active,
     change: async (accessoryId) => {
       const at = nowMicros();
@@ -285,8 +307,7 @@ async function serverRole(): Promise<void> {
           const due = start + (i * 1000) / command.rate;
           const wait = due - performance.now();
           if (wait > 0) await sleep(wait);
-          const target = server.targets[i % server.targets.length]!;
-          inFlight.push(server.change(target.accessoryId));
+          inFlight.push(server.change(server.accessoryIds[i % server.accessoryIds.length]!));
         }
         await Promise.all(inFlight);
         send({ type: 'published', eventIds: commitIds, micros: commitMicros, changes: total });
@@ -341,8 +362,8 @@ interface Result {
   max: number;
   delivered: number;
   expected: number;
-  rssPerConnection: number;
-  heapPerConnection: number;
+  rssPerSubscriber: number;
+  heapPerSubscriber: number;
   errors: number;
 }
 
@@ -376,6 +397,8 @@ async function scenario(kind: Kind, subscribers: number): Promise<Result> {
       String(subscribers),
       '--per-accessory',
       String(PER_ACCESSORY),
+      '--per-socket',
+      String(PER_SOCKET),
       ...(database ? ['--database', database] : []),
     ],
     { execArgv: ['--import', 'tsx', '--expose-gc'] },
@@ -391,11 +414,13 @@ async function scenario(kind: Kind, subscribers: number): Promise<Result> {
   const load = fork(path.join(path.dirname(self), 'live-load.ts'), [], {
     execArgv: ['--import', 'tsx'],
   });
-  const command: LoadCommand = { type: 'connect', url, targets, count: subscribers };
+  // PER_ACCESSORY sockets per account, each subscribed to the account's PER_SOCKET accessories.
+  const sockets = targets.length * PER_ACCESSORY;
+  const command: LoadCommand = { type: 'connect', url, targets, count: sockets };
   load.send(command);
   const { connected } = await next<LoadReport, 'connected'>(load, 'connected');
   const deadline = Date.now() + 120_000;
-  while ((await ask({ type: 'stats' }, 'stats')).subscriptions < connected) {
+  while ((await ask({ type: 'stats' }, 'stats')).subscriptions < connected * PER_SOCKET) {
     if (Date.now() > deadline) throw new Error('the subscriptions did not all start');
     await sleep(200);
   }
@@ -433,9 +458,10 @@ async function scenario(kind: Kind, subscribers: number): Promise<Result> {
     max: latencies.at(-1) ?? NaN,
     delivered: receipts.eventIds.length,
     expected: published.eventIds.length * PER_ACCESSORY,
-    rssPerConnection: (after.rss - before.rss) / connected,
-    heapPerConnection:
-      (after.heapUsed + after.external - before.heapUsed - before.external) / connected,
+    rssPerSubscriber: (after.rss - before.rss) / (connected * PER_SOCKET),
+    heapPerSubscriber:
+      (after.heapUsed + after.external - before.heapUsed - before.external) /
+      (connected * PER_SOCKET),
     errors: receipts.errors,
   };
 }
@@ -443,7 +469,7 @@ async function scenario(kind: Kind, subscribers: number): Promise<Result> {
 async function main(): Promise<void> {
   const sizes = values.sizes.split(',').map(Number);
   console.log(
-    `live fan-out: ${PER_ACCESSORY} subscribers per accessory, ${values.rate} changes/s (2 events each) for ${values.seconds} s, ` +
+    `live fan-out: ${PER_ACCESSORY} subscribers per accessory, ${PER_SOCKET} per socket, ${values.rate} changes/s (2 events each) for ${values.seconds} s, ` +
       `database: ${values.embedded ? 'embedded PGlite' : 'PostgreSQL'}; latency excludes the first ${WARMUP_S} s`,
   );
   const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
@@ -454,17 +480,17 @@ async function main(): Promise<void> {
       const r = await scenario(kind, size);
       rows.push(r);
       console.log(
-        `${kind.padEnd(8)} ${String(size).padStart(6)} subscribers (${r.connected} connected): ` +
+        `${kind.padEnd(8)} ${String(size).padStart(6)} subscribers (${r.connected} sockets connected): ` +
           `p50 ${ms(r.p50)}, p99 ${ms(r.p99)}, max ${ms(r.max)}; delivered ${r.delivered}/${r.expected}` +
-          `${r.errors ? `, ${r.errors} errors` : ''}; per connection: RSS ${kib(r.rssPerConnection)}, heap ${kib(r.heapPerConnection)}`,
+          `${r.errors ? `, ${r.errors} errors` : ''}; per subscriber: RSS ${kib(r.rssPerSubscriber)}, heap ${kib(r.heapPerSubscriber)}`,
       );
     }
     const [c, b] = rows.slice(-2) as [Result, Result];
     console.log(
       `ratio clipgate/bare at ${size}: p50 ${(c.p50 / b.p50).toFixed(2)}x, p99 ${(c.p99 / b.p99).toFixed(2)}x, ` +
-        `RSS per connection ${(c.rssPerConnection / b.rssPerConnection).toFixed(2)}x, ` +
-        `heap per connection ${(c.heapPerConnection / b.heapPerConnection).toFixed(2)}x` +
-        `  (targets: p99 < 50 ms, memory per connection at most the bare server's)`,
+        `RSS per subscriber ${(c.rssPerSubscriber / b.rssPerSubscriber).toFixed(2)}x, ` +
+        `heap per subscriber ${(c.heapPerSubscriber / b.heapPerSubscriber).toFixed(2)}x` +
+        `  (targets: p99 < 50 ms, memory per subscriber at most the bare server's)`,
     );
   }
 }

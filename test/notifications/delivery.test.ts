@@ -78,6 +78,15 @@ describe.each(backends)('notification delivery on %s', (backend) => {
     return { ...seeded, subject, authKey, rx, token, registration };
   }
 
+  /** Another client of the subject's account, registered to a receiver of its own. */
+  async function secondClient(subject: string, clientId: string, eventTypes: string[]) {
+    const authKey = `${clientId}-key-0123456789`;
+    const rx = await receiver(authKey);
+    const token = await t.token(['notifications'], subject, clientId);
+    await register(t, token, { url: rx.url, authKey, eventTypes });
+    return rx;
+  }
+
   const minutesAgo = (m: number) => new Date(Date.now() - m * 60_000).toISOString();
 
   async function deliveryLog(token: string, accountId: string, first = 20, after?: string) {
@@ -474,14 +483,10 @@ describe.each(backends)('notification delivery on %s', (backend) => {
 
   it('sends account_deleted to every registration of the account, whether it asked or not', async () => {
     const s = await setup({ eventTypes: ['activity_created'], userData: { k: 'v' } });
-    const otherKey = 'second-client-key-0123456789';
-    const other = await receiver(otherKey);
-    const otherToken = await t.token(['notifications'], s.subject, 'second-client');
-    await register(t, otherToken, {
-      url: other.url,
-      authKey: otherKey,
-      eventTypes: ['activity_finished', 'account_deleted'],
-    });
+    const other = await secondClient(s.subject, 'second-client', [
+      'activity_finished',
+      'account_deleted',
+    ]);
     const admin = await t.token(['admin'], 'an-admin');
     expect((await gql(t.url, admin, DeleteAccount, { accountId: s.accountId })).errors).toBe(
       undefined,
@@ -516,14 +521,10 @@ describe.each(backends)('notification delivery on %s', (backend) => {
 
   it('names with each commit the receiver origins it queued deliveries for (the dispatcher wakes for those)', async () => {
     const s = await setup({ eventTypes: ['activity_created'] });
-    const otherKey = 'origins-client-key-0123456789';
-    const other = await receiver(otherKey);
-    const otherToken = await t.token(['notifications'], s.subject, 'origins-client');
-    await register(t, otherToken, {
-      url: other.url,
-      authKey: otherKey,
-      eventTypes: ['activity_created', 'activity_finished'],
-    });
+    const other = await secondClient(s.subject, 'origins-client', [
+      'activity_created',
+      'activity_finished',
+    ]);
     const committed: StoredEvent[] = [];
     const unsubscribe = t.app.services.signal.subscribe((events) => committed.push(...events));
     try {

@@ -1,6 +1,6 @@
-// The load generator of bench/live, forked by it: opens graphql-ws clients (real WebSockets),
-// each subscribing to the events of its target's accessories (one subscription each, over the
-// client's one socket, as a dashboard watching several cameras does), and records when each event arrives
+// The load generator of bench/live, forked by it: opens graphql-ws clients (real WebSockets), each
+// subscribing to the events of its target's accessories (one subscription each, over the client's
+// one socket, as a dashboard watching several cameras does), and records when each event arrives
 // (process.hrtime, CLOCK_MONOTONIC: the same clock as the server process's).
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';

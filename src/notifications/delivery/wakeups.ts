@@ -5,9 +5,9 @@ import type { Database } from '../../storage/database.ts';
 
 /**
  * When the dispatcher looks for due work: at once on a local commit that queued deliveries for a
- * receiver origin it has room for (the in-process EventSignal; deliveries of saturated origins
- * are claimed as their slots free), on a PostgreSQL NOTIFY from another instance (a LISTEN connection of
- * its own, reconnecting), when it is woken (an attempt ended, a delivery was redelivered), when
+ * receiver origin it has room for (the in-process EventSignal; deliveries of saturated origins are
+ * claimed as their slots free), on a PostgreSQL NOTIFY from another instance (a LISTEN connection
+ * of its own, reconnecting), when it is woken (an attempt ended, a delivery was redelivered), when
  * the next retry falls due, and at least every poll interval.
  */
 

@@ -14,9 +14,12 @@
 // same rate. Printed: fan-out latency from commit to receipt in the subscriber process
 // (p50/p99/max, both processes read CLOCK_MONOTONIC), delivered/expected, and server memory
 // per subscriber (RSS and heap growth from before the clients connected to all subscribed,
-// divided by the subscribers), with the ratios to the bare server.
+// divided by the subscribers), with the ratios to the bare server. With `--floor`, also a floor
+// server: the same events, each serialized once and written to every subscriber's socket with
+// only its subscription id spliced in (no GraphQL, no per-subscription pipeline), which is what
+// writing the messages alone costs on the machine.
 //
-//   npm run bench:live [-- --sizes 5000,10000 --rate 100 --seconds 10 --embedded]
+//   npm run bench:live [-- --sizes 5000,10000 --rate 100 --seconds 10 --embedded --floor]
 //   npm run bench:live -- --sizes 1000 --per-accessory 1000 --rate 1: one accessory's 1,000
 //   subscribers (an accessory takes at most one new activity a second: ids are per second).
 //   npm run bench:live -- --sizes 50000 --per-socket 10 --rate 100: 50,000 subscribers over
@@ -28,9 +31,10 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import fs from 'node:fs/promises';
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import type { Duplex } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -48,7 +52,7 @@ import {
 import { useServer } from 'graphql-ws/use/ws';
 import { createPubSub } from 'graphql-yoga';
 import pg from 'pg';
-import { WebSocketServer } from 'ws';
+import { type WebSocket, WebSocketServer } from 'ws';
 import { buildApp } from '../src/app.ts';
 import { signDevToken } from '../src/accounts/auth.ts';
 import { loadConfig } from '../src/config.ts';
@@ -69,6 +73,7 @@ const { values } = parseArgs({
     'per-accessory': { type: 'string', default: '10' },
     'per-socket': { type: 'string', default: '1' },
     embedded: { type: 'boolean', default: false },
+    floor: { type: 'boolean', default: false },
   },
 });
 const PER_ACCESSORY = Number(values['per-accessory']);
@@ -78,7 +83,7 @@ const accounts = (subscribers: number) => Math.ceil(subscribers / (PER_ACCESSORY
 const SECRET = 'clipgate-bench-live-secret-0123456789';
 const WARMUP_S = 1;
 
-type Kind = 'clipgate' | 'bare';
+type Kind = 'clipgate' | 'bare' | 'floor';
 type ServerCommand =
   | { type: 'measure' }
   | { type: 'stats' }
@@ -229,6 +234,39 @@ async function bareServer(subscribers: number): Promise<BenchServer> {
     },
     wss,
   );
+  const synthetic = await listenSynthetic(server, wss, subscribers);
+  return {
+    ...synthetic,
+    subscriptions: () => active,
+    change: async (accessoryId) => {
+      for (const event of synthetic.events(accessoryId)) {
+        pubsub.publish(`accessory:${accessoryId}`, { ...event, occurredAt: new Date() });
+      }
+    },
+  };
+}
+
+interface SyntheticEvent {
+  eventId: string;
+  accountId: string | undefined;
+  accessoryId: string;
+  eventType: string;
+  eventData: Record<string, unknown>;
+}
+
+/**
+ * The servers without a database: listens, makes accounts and accessories of random ids, and
+ * gives the two events of a change (recording their commit time).
+ */
+async function listenSynthetic(
+  server: Server,
+  wss: WebSocketServer,
+  subscribers: number,
+): Promise<
+  Pick<BenchServer, 'url' | 'targets' | 'accessoryIds' | 'stop'> & {
+    events(accessoryId: string): SyntheticEvent[];
+  }
+> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
   const accountIds = new Map<string, string>();
@@ -254,26 +292,96 @@ async function bareServer(subscribers: number): Promise<BenchServer> {
     url: `http://127.0.0.1:${port}`,
     targets,
     accessoryIds: targets.flatMap((t) => t.accessoryIds),
-    subscriptions: () => active,
-    change: async (accessoryId) => {
+    events: (accessoryId) => {
       const at = nowMicros();
-      for (const eventType of ['activity_finished', 'activity_created']) {
+      return ['activity_finished', 'activity_created'].map((eventType) => {
         const eventId = String(++sequence);
         commitIds.push(eventId);
         commitMicros.push(at);
-        pubsub.publish(`accessory:${accessoryId}`, {
+        return {
           eventId,
           accountId: accountIds.get(accessoryId),
           accessoryId,
           eventType,
           eventData: activity(accessoryId),
-          occurredAt: new Date(),
-        });
-      }
+        };
+      });
     },
     stop: async () => {
       for (const client of wss.clients) client.terminate();
       await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+/**
+ * The floor: just enough of graphql-transport-ws (connection_init, subscribe, complete, ping)
+ * for the load's graphql-ws clients, and each event serialized once, then written to every
+ * subscriber with its subscription id spliced in. The two events of a change leave a socket in
+ * one write, as the service's do.
+ */
+async function floorServer(subscribers: number): Promise<BenchServer> {
+  interface Subscriber {
+    socket: WebSocket;
+    raw: Duplex;
+    id: string;
+  }
+  const byAccessory = new Map<string, Set<Subscriber>>();
+  let active = 0;
+  const server = createServer((_req, res) => res.writeHead(404).end());
+  const wss = new WebSocketServer({
+    server,
+    path: '/graphql',
+    handleProtocols: () => 'graphql-transport-ws',
+  });
+  wss.on('connection', (socket, request) => {
+    const own = new Map<string, () => void>();
+    const end = (id: string) => {
+      own.get(id)?.();
+      own.delete(id);
+    };
+    socket.on('message', (data) => {
+      const message = JSON.parse(String(data)) as {
+        type: string;
+        id?: string;
+        payload?: { variables?: { accessoryId?: string } };
+      };
+      if (message.type === 'connection_init') socket.send('{"type":"connection_ack"}');
+      else if (message.type === 'ping') socket.send('{"type":"pong"}');
+      else if (message.type === 'complete') end(message.id!);
+      else if (message.type === 'subscribe') {
+        const accessoryId = message.payload?.variables?.accessoryId ?? '';
+        let set = byAccessory.get(accessoryId);
+        if (!set) byAccessory.set(accessoryId, (set = new Set()));
+        const subscriber = { socket, raw: request.socket, id: JSON.stringify(message.id) };
+        set.add(subscriber);
+        active++;
+        own.set(message.id!, () => {
+          set.delete(subscriber);
+          active--;
+        });
+      }
+    });
+    socket.on('close', () => {
+      for (const id of [...own.keys()]) end(id);
+    });
+  });
+  const synthetic = await listenSynthetic(server, wss, subscribers);
+  return {
+    ...synthetic,
+    subscriptions: () => active,
+    change: async (accessoryId) => {
+      const payloads = synthetic.events(accessoryId).map((event) =>
+        JSON.stringify({
+          data: { accessoryEvents: { ...event, occurredAt: new Date().toISOString() } },
+        }),
+      );
+      for (const { socket, raw, id } of byAccessory.get(accessoryId) ?? []) {
+        raw.cork();
+        for (const payload of payloads)
+          socket.send(`{"id":${id},"type":"next","payload":${payload}}`);
+        raw.uncork();
+      }
     },
   };
 }
@@ -284,7 +392,9 @@ async function serverRole(): Promise<void> {
   const server =
     values.kind === 'bare'
       ? await bareServer(subscribers)
-      : await clipgateServer(subscribers, values.database);
+      : values.kind === 'floor'
+        ? await floorServer(subscribers)
+        : await clipgateServer(subscribers, values.database);
   const gc = (globalThis as { gc?: () => void }).gc;
   process.on('message', (command: ServerCommand) => {
     void (async () => {
@@ -474,23 +584,33 @@ async function main(): Promise<void> {
   );
   const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
   const ms = (v: number) => `${v.toFixed(1)} ms`;
-  const rows: Result[] = [];
+  const kinds: Kind[] = ['clipgate', 'bare', 'floor'];
   for (const size of sizes) {
-    for (const kind of ['clipgate', 'bare'] as const) {
+    const found: Partial<Record<Kind, Result>> = {};
+    for (const kind of values.floor ? kinds : kinds.slice(0, 2)) {
       const r = await scenario(kind, size);
-      rows.push(r);
+      found[kind] = r;
       console.log(
         `${kind.padEnd(8)} ${String(size).padStart(6)} subscribers (${r.connected} sockets connected): ` +
           `p50 ${ms(r.p50)}, p99 ${ms(r.p99)}, max ${ms(r.max)}; delivered ${r.delivered}/${r.expected}` +
           `${r.errors ? `, ${r.errors} errors` : ''}; per subscriber: RSS ${kib(r.rssPerSubscriber)}, heap ${kib(r.heapPerSubscriber)}`,
       );
     }
-    const [c, b] = rows.slice(-2) as [Result, Result];
+    const {
+      clipgate: c,
+      bare: b,
+      floor: f,
+    } = found as Record<'clipgate' | 'bare', Result> & {
+      floor?: Result;
+    };
     console.log(
       `ratio clipgate/bare at ${size}: p50 ${(c.p50 / b.p50).toFixed(2)}x, p99 ${(c.p99 / b.p99).toFixed(2)}x, ` +
         `RSS per subscriber ${(c.rssPerSubscriber / b.rssPerSubscriber).toFixed(2)}x, ` +
         `heap per subscriber ${(c.heapPerSubscriber / b.heapPerSubscriber).toFixed(2)}x` +
-        `  (targets: p99 < 50 ms, memory per subscriber at most the bare server's)`,
+        `  (targets: p99 < 50 ms, memory per subscriber at most the bare server's)` +
+        (f
+          ? `; clipgate/floor: p50 ${(c.p50 / f.p50).toFixed(2)}x, p99 ${(c.p99 / f.p99).toFixed(2)}x`
+          : ''),
     );
   }
 }

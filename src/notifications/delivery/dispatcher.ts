@@ -103,6 +103,11 @@ export class Dispatcher {
   /** A claim is running; a slot freed meanwhile (see #roomFreed). */
   #claiming = false;
   #freedWhileClaiming = false;
+  /**
+   * When the earliest delivery this instance handed back for later, or scheduled a retry of,
+   * falls due (performance.now() ms): the loop looks again then.
+   */
+  #dueAt: number | undefined;
 
   constructor(options: DispatcherOptions) {
     this.#logger = options.logger.child({ component: 'dispatcher', instance: this.#instanceId });
@@ -121,7 +126,12 @@ export class Dispatcher {
     this.#wakeups = new Wakeups({
       db: options.db,
       signal: options.signal,
-      roomFor: (origins) => this.#slots.roomFor(origins),
+      // Deliveries of an origin without room are claimed once one of its slots frees.
+      roomFor: (origins) => {
+        if (this.#slots.roomFor(origins)) return true;
+        this.#slots.queued(origins);
+        return false;
+      },
       instanceId: this.#instanceId,
       logger: this.#logger,
     });
@@ -195,6 +205,10 @@ export class Dispatcher {
         if (room > 0) {
           const limit = Math.min(room, CLAIM_BATCH);
           const limits = this.#slots.claimLimits();
+          const since = this.#slots.mark();
+          if (this.#dueAt !== undefined && performance.now() >= this.#dueAt) {
+            this.#dueAt = undefined;
+          }
           this.#claiming = true;
           this.#freedWhileClaiming = false;
           let claimed: ClaimedDelivery[];
@@ -204,6 +218,7 @@ export class Dispatcher {
             this.#claiming = false;
           }
           this.#admit(claimed);
+          this.#slots.settled(limits, claimed, claimed.length < limit, since);
           failures = 0;
           if (claimed.length === limit) continue; // there may be more, e.g. for other origins
           if (this.#freedWhileClaiming && this.#slots.claimAgain(limits, claimed)) continue;
@@ -222,8 +237,21 @@ export class Dispatcher {
         delay = claimBackoffMs(failures);
       }
       if (this.#stopped) continue;
-      await this.#wakeups.sleep(delay ?? POLL_INTERVAL_MS);
+      await this.#wakeups.sleep(this.#untilDue(delay ?? POLL_INTERVAL_MS));
     }
+  }
+
+  /** `delayMs`, or less when something this instance scheduled falls due sooner. */
+  #untilDue(delayMs: number): number {
+    if (this.#dueAt === undefined) return delayMs;
+    return Math.max(0, Math.min(delayMs, Math.ceil(this.#dueAt - performance.now())));
+  }
+
+  /** A delivery falls due in `delayMs` (handed back for later, or its retry). */
+  #expectDue(delayMs: number): void {
+    const at = performance.now() + delayMs;
+    if (this.#dueAt === undefined || at < this.#dueAt) this.#dueAt = at;
+    this.wake(); // ends the loop's sleep, so that the next one is measured to it
   }
 
   /** claim: leases up to `limit` due deliveries, within the room of each origin. */
@@ -268,9 +296,14 @@ export class Dispatcher {
       const wasFull = this.#slots.room() <= 0;
       this.#slots.release(delivery.origin);
       this.#startNext(delivery.origin);
-      // A claim is due once the origin has room enough again (fast ones refill in batches), or
-      // when the instance had no room at all.
-      if (wasFull || this.#slots.claimable(delivery.origin)) this.#roomFreed();
+      // A claim is due once the origin has room enough again (fast ones refill in batches) and
+      // may have due deliveries the last claims left, or when the instance had no room at all.
+      if (
+        wasFull ||
+        (this.#slots.claimable(delivery.origin) && this.#slots.behind(delivery.origin))
+      ) {
+        this.#roomFreed();
+      }
     };
     const task: Promise<void> = this.#dispatch(delivery, release)
       .catch((err: unknown) => {
@@ -307,7 +340,7 @@ export class Dispatcher {
       if ('deferMs' in gate) {
         release();
         await this.#handBack([delivery], gate.deferMs);
-        this.wake(); // so that the loop's next sleep ends when it falls due again
+        this.#expectDue(gate.deferMs);
         return;
       }
       if (gate.waitMs > 0) await sleep(gate.waitMs);
@@ -324,7 +357,7 @@ export class Dispatcher {
     release();
     await record(this.#stages, { delivery, startedAt, result, next });
     // Written: its retry may fall due before the loop would look again.
-    if (next.state === 'pending') this.wake();
+    if (next.state === 'pending') this.#expectDue(next.delayMs);
   }
 
   /** Gives up the leases of claimed deliveries that were not attempted (due in `delayMs`). */
@@ -332,6 +365,12 @@ export class Dispatcher {
     if (deliveries.length === 0) return;
     try {
       await handBack(this.#pool, this.#instanceId, deliveries, delayMs);
+      if (delayMs === 0) {
+        // Due again at once: claimed now if their origins have room, else as a slot frees.
+        const origins = new Set(deliveries.map((d) => d.origin));
+        this.#slots.queued(origins);
+        if (this.#slots.roomFor(origins)) this.wake();
+      }
     } catch (err) {
       // Their leases expire instead.
       this.#logger.warn(

@@ -80,6 +80,12 @@ export class Slots<T extends { origin: string }> {
   #prefetchedCount = 0;
   /** Average attempt duration per origin (ms), least recently measured first. */
   readonly #latency = new Map<string, number>();
+  /**
+   * The origins a claim may find due deliveries of (see `settled`), each with the number of the
+   * mark that put it there.
+   */
+  readonly #behind = new Map<string, number>();
+  #marks = 0;
 
   constructor(limits: SlotLimits) {
     this.#limits = limits;
@@ -177,6 +183,44 @@ export class Slots<T extends { origin: string }> {
       if ((got.get(origin) ?? 0) >= asked) return true;
     }
     return false;
+  }
+
+  /**
+   * Deliveries of `origins` became due and were not claimed: queued by a commit while they were
+   * not claimable, or handed back. Returns the mark, which a claim starting now passes to
+   * `settled`.
+   */
+  queued(origins: Iterable<string>): number {
+    for (const origin of origins) this.#behind.set(origin, ++this.#marks);
+    return this.#marks;
+  }
+
+  /** The last mark: what a claim starting now saw. */
+  mark(): number {
+    return this.#marks;
+  }
+
+  /** Whether a claim may find due deliveries of `origin` (so that its freed slot calls for one). */
+  behind(origin: string): boolean {
+    return this.#behind.has(origin);
+  }
+
+  /**
+   * After a claim that started at mark `since`, made with `limits`, took `claimed`: an origin it
+   * left out (saturated) or that got all the room it was claimed for may have more due; one
+   * that got less has none, unless the claim stopped at its batch size (`complete` false) or
+   * the origin was marked since the claim started (its snapshot may have missed that).
+   */
+  settled(limits: ClaimLimits, claimed: readonly T[], complete: boolean, since: number): void {
+    const got = new Map<string, number>();
+    for (const { origin } of claimed) got.set(origin, (got.get(origin) ?? 0) + 1);
+    for (const origin of limits.saturated) this.#behind.set(origin, ++this.#marks);
+    for (const origin of new Set([...this.#behind.keys(), ...got.keys()])) {
+      if (limits.saturated.includes(origin)) continue;
+      const asked = limits.room[origin] ?? this.#limits.perOrigin;
+      if ((got.get(origin) ?? 0) >= asked) this.#behind.set(origin, ++this.#marks);
+      else if (complete && (this.#behind.get(origin) ?? 0) <= since) this.#behind.delete(origin);
+    }
   }
 
   /**

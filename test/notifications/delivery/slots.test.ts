@@ -187,6 +187,54 @@ describe('prefetch modes', () => {
     expect(slots.claimAgain(asked, b.slice(1))).toBe(false);
   });
 
+  it('an origin is behind while a claim may find due deliveries of it, and only then', () => {
+    const slots = new Slots<Item>(limits);
+    expect(slots.behind(A)).toBe(false);
+    // A commit queued deliveries while the origin had no room.
+    admit(slots, A, 4);
+    slots.queued([A]);
+    expect(slots.behind(A)).toBe(true);
+    // Left out of a claim as saturated: still behind.
+    let since = slots.mark();
+    let asked = slots.claimLimits();
+    expect(asked.saturated).toEqual([A]);
+    slots.settled(asked, [], true, since);
+    expect(slots.behind(A)).toBe(true);
+    // Claimed for, it got all its room: there may be more.
+    slots.release(A);
+    since = slots.mark();
+    asked = slots.claimLimits();
+    expect(asked.room[A]).toBe(1);
+    const one = [item(A)];
+    for (const i of one) slots.admit(i, 0);
+    slots.settled(asked, one, true, since);
+    expect(slots.behind(A)).toBe(true);
+    // It got less than its room: nothing more was due.
+    slots.release(A);
+    slots.release(A);
+    since = slots.mark();
+    asked = slots.claimLimits();
+    expect(asked.room[A]).toBe(2);
+    slots.settled(asked, [], true, since);
+    expect(slots.behind(A)).toBe(false);
+    // A claim that stopped at its batch size clears nothing.
+    slots.queued([A]);
+    since = slots.mark();
+    slots.settled(slots.claimLimits(), [], false, since);
+    expect(slots.behind(A)).toBe(true);
+    // Nor does one whose snapshot may predate a commit queued while it ran.
+    since = slots.mark();
+    asked = slots.claimLimits();
+    slots.queued([A]);
+    slots.settled(asked, [], true, since);
+    expect(slots.behind(A)).toBe(true);
+    // An origin held of nothing got `perOrigin`: all it was claimed for.
+    const b = [item(B), item(B), item(B), item(B)];
+    for (const i of b) slots.admit(i, 0);
+    slots.settled(asked, b, true, since);
+    expect(slots.behind(B)).toBe(true);
+  });
+
   it('a slow origin is claimed for as soon as one slot is free', () => {
     const slots = new Slots<Item>(limits);
     slots.observe(A, 1000);

@@ -221,7 +221,7 @@ export class Dispatcher {
           this.#slots.settled(limits, claimed, claimed.length < limit, since);
           failures = 0;
           if (claimed.length === limit) continue; // there may be more, e.g. for other origins
-          if (this.#freedWhileClaiming && this.#slots.claimAgain(limits, claimed)) continue;
+          if (this.#freedWhileClaiming && this.#slots.claimAgain()) continue;
           // Took what it could (what is left, if anything, is its saturated origins': looking
           // for it again would walk past all of it): the next look is at a wake-up, a freed
           // slot or new work, or at the poll.

@@ -167,35 +167,14 @@ export class Slots<T extends { origin: string }> {
   }
 
   /**
-   * After a claim made with `limits` took `claimed` (and they were admitted): whether an origin
-   * is claimable now that the claim left out (saturated then) or that got all the room it was
-   * claimed for (so its queue may hold more). Slots freed while the claim ran only call for
-   * another claim then: an origin that got less than its room has no more due, and claiming
-   * for it again would walk the whole queue to find nothing.
-   */
-  claimAgain(limits: ClaimLimits, claimed: readonly T[]): boolean {
-    const got = new Map<string, number>();
-    for (const { origin } of claimed) got.set(origin, (got.get(origin) ?? 0) + 1);
-    for (const origin of this.#origins()) {
-      if (!this.claimable(origin)) continue;
-      if (limits.saturated.includes(origin)) return true;
-      const asked = limits.room[origin] ?? this.#limits.perOrigin;
-      if ((got.get(origin) ?? 0) >= asked) return true;
-    }
-    return false;
-  }
-
-  /**
    * Deliveries of `origins` became due and were not claimed: queued by a commit while they were
-   * not claimable, or handed back. Returns the mark, which a claim starting now passes to
-   * `settled`.
+   * not claimable, or handed back.
    */
-  queued(origins: Iterable<string>): number {
+  queued(origins: Iterable<string>): void {
     for (const origin of origins) this.#behind.set(origin, ++this.#marks);
-    return this.#marks;
   }
 
-  /** The last mark: what a claim starting now saw. */
+  /** The last mark: what a claim starting now saw (passed to `settled`). */
   mark(): number {
     return this.#marks;
   }
@@ -206,10 +185,11 @@ export class Slots<T extends { origin: string }> {
   }
 
   /**
-   * After a claim that started at mark `since`, made with `limits`, took `claimed`: an origin it
-   * left out (saturated) or that got all the room it was claimed for may have more due; one
-   * that got less has none, unless the claim stopped at its batch size (`complete` false) or
-   * the origin was marked since the claim started (its snapshot may have missed that).
+   * After a claim that started at mark `since`, made with `limits`, took `claimed` (admitted
+   * already): an origin it left out (saturated) or that got all the room it was claimed for may
+   * have more due; one that got less has none, unless the claim stopped at its batch size
+   * (`complete` false) or the origin was marked since the claim started (its snapshot may have
+   * missed that). Claiming for an origin with none due would walk the queue to find nothing.
    */
   settled(limits: ClaimLimits, claimed: readonly T[], complete: boolean, since: number): void {
     const got = new Map<string, number>();
@@ -221,6 +201,15 @@ export class Slots<T extends { origin: string }> {
       if ((got.get(origin) ?? 0) >= asked) this.#behind.set(origin, ++this.#marks);
       else if (complete && (this.#behind.get(origin) ?? 0) <= since) this.#behind.delete(origin);
     }
+  }
+
+  /**
+   * Whether slots freed while a claim ran call for another claim after it (`settled` first):
+   * an origin that is behind has room now.
+   */
+  claimAgain(): boolean {
+    for (const origin of this.#behind.keys()) if (this.claimable(origin)) return true;
+    return false;
   }
 
   /**

@@ -584,25 +584,19 @@ async function main(): Promise<void> {
   );
   const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
   const ms = (v: number) => `${v.toFixed(1)} ms`;
-  const kinds: Kind[] = ['clipgate', 'bare', 'floor'];
+  const kinds: Kind[] = values.floor ? ['clipgate', 'bare', 'floor'] : ['clipgate', 'bare'];
   for (const size of sizes) {
-    const found: Partial<Record<Kind, Result>> = {};
-    for (const kind of values.floor ? kinds : kinds.slice(0, 2)) {
+    const found = new Map<Kind, Result>();
+    for (const kind of kinds) {
       const r = await scenario(kind, size);
-      found[kind] = r;
+      found.set(kind, r);
       console.log(
         `${kind.padEnd(8)} ${String(size).padStart(6)} subscribers (${r.connected} sockets connected): ` +
           `p50 ${ms(r.p50)}, p99 ${ms(r.p99)}, max ${ms(r.max)}; delivered ${r.delivered}/${r.expected}` +
           `${r.errors ? `, ${r.errors} errors` : ''}; per subscriber: RSS ${kib(r.rssPerSubscriber)}, heap ${kib(r.heapPerSubscriber)}`,
       );
     }
-    const {
-      clipgate: c,
-      bare: b,
-      floor: f,
-    } = found as Record<'clipgate' | 'bare', Result> & {
-      floor?: Result;
-    };
+    const [c, b, f] = [found.get('clipgate')!, found.get('bare')!, found.get('floor')];
     console.log(
       `ratio clipgate/bare at ${size}: p50 ${(c.p50 / b.p50).toFixed(2)}x, p99 ${(c.p99 / b.p99).toFixed(2)}x, ` +
         `RSS per subscriber ${(c.rssPerSubscriber / b.rssPerSubscriber).toFixed(2)}x, ` +

@@ -126,12 +126,7 @@ export class Dispatcher {
     this.#wakeups = new Wakeups({
       db: options.db,
       signal: options.signal,
-      // Deliveries of an origin without room are claimed once one of its slots frees.
-      roomFor: (origins) => {
-        if (this.#slots.roomFor(origins)) return true;
-        this.#slots.queued(origins);
-        return false;
-      },
+      queued: (origins) => this.#queued(origins),
       instanceId: this.#instanceId,
       logger: this.#logger,
     });
@@ -199,6 +194,8 @@ export class Dispatcher {
     let failures = 0;
     while (!this.#stopped) {
       this.#wakeups.clear();
+      // This pass is the look that a due time asked for.
+      if (this.#dueAt !== undefined && performance.now() >= this.#dueAt) this.#dueAt = undefined;
       let delay: number | undefined;
       try {
         const room = this.#slots.room();
@@ -206,9 +203,6 @@ export class Dispatcher {
           const limit = Math.min(room, CLAIM_BATCH);
           const limits = this.#slots.claimLimits();
           const since = this.#slots.mark();
-          if (this.#dueAt !== undefined && performance.now() >= this.#dueAt) {
-            this.#dueAt = undefined;
-          }
           this.#claiming = true;
           this.#freedWhileClaiming = false;
           let claimed: ClaimedDelivery[];
@@ -252,6 +246,15 @@ export class Dispatcher {
     const at = performance.now() + delayMs;
     if (this.#dueAt === undefined || at < this.#dueAt) this.#dueAt = at;
     this.wake(); // ends the loop's sleep, so that the next one is measured to it
+  }
+
+  /**
+   * Deliveries of `origins` are due and unclaimed (queued by a commit, or handed back): their
+   * origins are behind until a claim takes them. Whether a claim now could take some.
+   */
+  #queued(origins: ReadonlySet<string>): boolean {
+    this.#slots.queued(origins);
+    return this.#slots.roomFor(origins);
   }
 
   /** claim: leases up to `limit` due deliveries, within the room of each origin. */
@@ -365,12 +368,8 @@ export class Dispatcher {
     if (deliveries.length === 0) return;
     try {
       await handBack(this.#pool, this.#instanceId, deliveries, delayMs);
-      if (delayMs === 0) {
-        // Due again at once: claimed now if their origins have room, else as a slot frees.
-        const origins = new Set(deliveries.map((d) => d.origin));
-        this.#slots.queued(origins);
-        if (this.#slots.roomFor(origins)) this.wake();
-      }
+      // Due again at once: claimed now if their origins have room, else as a slot frees.
+      if (delayMs === 0 && this.#queued(new Set(deliveries.map((d) => d.origin)))) this.wake();
     } catch (err) {
       // Their leases expire instead.
       this.#logger.warn(

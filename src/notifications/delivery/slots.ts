@@ -194,9 +194,10 @@ export class Slots<T extends { origin: string }> {
   settled(limits: ClaimLimits, claimed: readonly T[], complete: boolean, since: number): void {
     const got = new Map<string, number>();
     for (const { origin } of claimed) got.set(origin, (got.get(origin) ?? 0) + 1);
-    for (const origin of limits.saturated) this.#behind.set(origin, ++this.#marks);
+    const saturated = new Set(limits.saturated);
+    for (const origin of saturated) this.#behind.set(origin, ++this.#marks);
     for (const origin of new Set([...this.#behind.keys(), ...got.keys()])) {
-      if (limits.saturated.includes(origin)) continue;
+      if (saturated.has(origin)) continue;
       const asked = limits.room[origin] ?? this.#limits.perOrigin;
       if ((got.get(origin) ?? 0) >= asked) this.#behind.set(origin, ++this.#marks);
       else if (complete && (this.#behind.get(origin) ?? 0) <= since) this.#behind.delete(origin);

@@ -51,8 +51,11 @@ export class Wakeups {
   constructor(options: {
     db: Database;
     signal: EventSignal;
-    /** Whether a claim now could take deliveries of one of these origins. */
-    roomFor: (origins: ReadonlySet<string>) => boolean;
+    /**
+     * A local commit queued deliveries for these origins: whether a claim now could take some
+     * of them (otherwise they wait for a slot of theirs to free).
+     */
+    queued: (origins: ReadonlySet<string>) => boolean;
     instanceId: string;
     logger: Logger;
   }) {
@@ -62,7 +65,7 @@ export class Wakeups {
     this.#unsubscribe = options.signal.subscribe((events) => {
       const origins = new Set(events.flatMap(queuedOrigins));
       if (origins.size === 0) return;
-      if (options.roomFor(origins)) this.wake();
+      if (options.queued(origins)) this.wake();
       this.#notifyPeers();
     });
   }

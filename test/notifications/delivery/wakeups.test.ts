@@ -55,7 +55,7 @@ describe('dispatcher wake-ups on local commits', () => {
     const wakeups = new Wakeups({
       db,
       signal,
-      roomFor: (origins) => {
+      queued: (origins) => {
         asked.push([...origins].sort());
         return [...origins].some((o) => !saturated.has(o));
       },

@@ -2,8 +2,7 @@ import { lookup as dnsLookup } from 'node:dns';
 import type { LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import type { LookupFunction } from 'node:net';
-import type { Readable } from 'node:stream';
-import { Agent, buildConnector } from 'undici';
+import { Agent, buildConnector, type Dispatcher } from 'undici';
 import {
   outcomeOf,
   type AttemptError,
@@ -86,23 +85,80 @@ function describe(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-/** The first 2 KiB of a response body, read for at most SNIPPET_READ_MS; the rest is discarded. */
-async function readSnippet(body: Readable): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  const timer = setTimeout(() => body.destroy(), SNIPPET_READ_MS);
-  try {
-    for await (const chunk of body as AsyncIterable<Buffer>) {
-      chunks.push(chunk);
-      size += chunk.length;
-      if (size >= SNIPPET_BYTES) break; // leaving the loop destroys the body and its connection
+interface Answer {
+  status: number;
+  /** The first 2 KiB of its body (as much as arrived within SNIPPET_READ_MS). */
+  snippet: string;
+}
+
+/**
+ * One request on `agent`, through undici's dispatch handler: no response stream, abort signal or
+ * promise race per attempt (together they cost about as much as signing it). Settles once:
+ * rejects when there is no answer within `timeoutMs` (lookup, connect, TLS, request and response
+ * headers; undici sees an abort only once the request is being written, so the wait for a
+ * connection is cut here, and the request is then never sent), or resolves with the status and
+ * the body's first 2 KiB, read for at most SNIPPET_READ_MS; the rest is discarded with the
+ * connection.
+ */
+function exchange(
+  agent: Agent,
+  options: Dispatcher.DispatchOptions,
+  timeoutMs: number,
+): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    let controller: Dispatcher.DispatchController | undefined;
+    let timedOut: Error | undefined;
+    let status = 0; // none yet
+    let settled = false;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const settle = (err?: Error) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (err) return reject(err);
+      const snippet = Buffer.concat(chunks).subarray(0, SNIPPET_BYTES).toString('utf8');
+      resolve({ status, snippet });
+    };
+    let timer = setTimeout(() => {
+      timedOut = new AttemptTimeoutError(`no response within ${timeoutMs} ms`);
+      controller?.abort(timedOut);
+      settle(timedOut);
+    }, timeoutMs);
+    const handler: Dispatcher.DispatchHandler = {
+      onRequestStart(c) {
+        controller = c;
+        if (timedOut) c.abort(timedOut);
+      },
+      onResponseStart(c, statusCode) {
+        if (statusCode < 200) return; // informational: the answer follows
+        status = statusCode;
+        clearTimeout(timer);
+        // Reading the snippet has a bound of its own; cut short, it keeps what arrived.
+        timer = setTimeout(() => {
+          c.abort(new Error('response body too slow'));
+          settle();
+        }, SNIPPET_READ_MS);
+      },
+      onResponseData(c, chunk) {
+        if (settled) return;
+        chunks.push(chunk);
+        size += chunk.length;
+        if (size >= SNIPPET_BYTES) {
+          c.abort(new Error('response snippet read')); // closes the connection
+          settle();
+        }
+      },
+      onResponseEnd: () => settle(),
+      // After the headers, an error only cuts the snippet short.
+      onResponseError: (_c, err) => settle(status === 0 ? err : undefined),
+    };
+    try {
+      agent.dispatch(options, handler);
+    } catch (err) {
+      settle(err as Error);
     }
-  } catch {
-    // cut short: keep what arrived
-  } finally {
-    clearTimeout(timer);
-  }
-  return Buffer.concat(chunks).subarray(0, SNIPPET_BYTES).toString('utf8');
+  });
 }
 
 export function createSender(options: {
@@ -141,13 +197,6 @@ export function createSender(options: {
       responseSnippet,
     });
 
-    // One budget for lookup, connect, TLS, request and response headers. Undici only notices an
-    // abort once a connection is established, so the wait itself is cut here as well.
-    const budget = new AbortController();
-    const timer = setTimeout(
-      () => budget.abort(new AttemptTimeoutError(`no response within ${timeoutMs} ms`)),
-      timeoutMs,
-    );
     try {
       const url = new URL(args.url);
       const headers = notificationHeaders({
@@ -158,23 +207,18 @@ export function createSender(options: {
         userAgent,
       });
       if (args.traceparent) headers.traceparent = args.traceparent;
-      const request = agent.request({
-        origin: url.origin,
-        path: url.pathname + url.search,
-        method: 'POST',
-        headers,
-        body: args.body,
-        signal: budget.signal,
-      });
-      const response = await Promise.race([
-        request,
-        new Promise<never>((_, reject) => {
-          budget.signal.addEventListener('abort', () => reject(budget.signal.reason as Error));
-        }),
-      ]);
-      clearTimeout(timer);
-      const status = response.statusCode;
-      const snippet = await readSnippet(response.body);
+      // One budget for lookup, connect, TLS, request and response headers.
+      const { status, snippet } = await exchange(
+        agent,
+        {
+          origin: url.origin,
+          path: url.pathname + url.search,
+          method: 'POST',
+          headers,
+          body: args.body,
+        },
+        timeoutMs,
+      );
       return result(
         { outcome: outcomeOf(status), status, error: null, errorMessage: null },
         snippet,
@@ -186,8 +230,6 @@ export function createSender(options: {
         error: classifyError(err),
         errorMessage: describe(err),
       });
-    } finally {
-      clearTimeout(timer);
     }
   }
 

@@ -93,72 +93,88 @@ interface Answer {
 
 /**
  * One request on `agent`, through undici's dispatch handler: no response stream, abort signal or
- * promise race per attempt (together they cost about as much as signing it). Settles once:
- * rejects when there is no answer within `timeoutMs` (lookup, connect, TLS, request and response
- * headers; undici sees an abort only once the request is being written, so the wait for a
- * connection is cut here, and the request is then never sent), or resolves with the status and
- * the body's first 2 KiB, read for at most SNIPPET_READ_MS; the rest is discarded with the
- * connection.
+ * promise race per attempt (together they cost about as much as signing it), and no closure
+ * either. `answer` settles once: it rejects when there is no answer within `timeoutMs` (lookup,
+ * connect, TLS, request and response headers; undici sees an abort only once the request is
+ * being written, so the wait for a connection is cut here, and the request is then never sent),
+ * or resolves with the status and the body's first 2 KiB, read for at most SNIPPET_READ_MS; the
+ * rest is discarded with the connection.
  */
-function exchange(
-  agent: Agent,
-  options: Dispatcher.DispatchOptions,
-  timeoutMs: number,
-): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    let controller: Dispatcher.DispatchController | undefined;
-    let timedOut: Error | undefined;
-    let status = 0; // none yet
-    let settled = false;
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const settle = (err?: Error) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      if (err) return reject(err);
-      const snippet = Buffer.concat(chunks).subarray(0, SNIPPET_BYTES).toString('utf8');
-      resolve({ status, snippet });
-    };
-    let timer = setTimeout(() => {
-      timedOut = new AttemptTimeoutError(`no response within ${timeoutMs} ms`);
-      controller?.abort(timedOut);
-      settle(timedOut);
-    }, timeoutMs);
-    const handler: Dispatcher.DispatchHandler = {
-      onRequestStart(c) {
-        controller = c;
-        if (timedOut) c.abort(timedOut);
-      },
-      onResponseStart(c, statusCode) {
-        if (statusCode < 200) return; // informational: the answer follows
-        status = statusCode;
-        clearTimeout(timer);
-        // Reading the snippet has a bound of its own; cut short, it keeps what arrived.
-        timer = setTimeout(() => {
-          c.abort(new Error('response body too slow'));
-          settle();
-        }, SNIPPET_READ_MS);
-      },
-      onResponseData(c, chunk) {
-        if (settled) return;
-        chunks.push(chunk);
-        size += chunk.length;
-        if (size >= SNIPPET_BYTES) {
-          c.abort(new Error('response snippet read')); // closes the connection
-          settle();
-        }
-      },
-      onResponseEnd: () => settle(),
-      // After the headers, an error only cuts the snippet short.
-      onResponseError: (_c, err) => settle(status === 0 ? err : undefined),
-    };
+class Exchange implements Dispatcher.DispatchHandler {
+  readonly answer: Promise<Answer>;
+  #resolve: ((answer: Answer) => void) | undefined;
+  #reject: ((err: Error) => void) | undefined;
+  #controller: Dispatcher.DispatchController | undefined;
+  #timedOut: Error | undefined;
+  #status = 0; // none yet
+  #chunks: Buffer[] = [];
+  #size = 0;
+  #timer: NodeJS.Timeout;
+
+  constructor(agent: Agent, options: Dispatcher.DispatchOptions, timeoutMs: number) {
+    this.answer = new Promise((resolve, reject) => {
+      this.#resolve = resolve;
+      this.#reject = reject;
+    });
+    this.#timer = setTimeout(() => this.#expire(timeoutMs), timeoutMs);
     try {
-      agent.dispatch(options, handler);
+      agent.dispatch(options, this);
     } catch (err) {
-      settle(err as Error);
+      this.#settle(err as Error);
     }
-  });
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.#controller = controller;
+    if (this.#timedOut) controller.abort(this.#timedOut);
+  }
+
+  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number): void {
+    if (statusCode < 200) return; // informational: the answer follows
+    this.#status = statusCode;
+    clearTimeout(this.#timer);
+    // Reading the snippet has a bound of its own; cut short, it keeps what arrived.
+    this.#timer = setTimeout(() => {
+      controller.abort(new Error('response body too slow'));
+      this.#settle();
+    }, SNIPPET_READ_MS);
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.#resolve === undefined) return; // settled
+    this.#chunks.push(chunk);
+    this.#size += chunk.length;
+    if (this.#size >= SNIPPET_BYTES) {
+      controller.abort(new Error('response snippet read')); // closes the connection
+      this.#settle();
+    }
+  }
+
+  onResponseEnd(): void {
+    this.#settle();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
+    // After the headers, an error only cuts the snippet short.
+    this.#settle(this.#status === 0 ? err : undefined);
+  }
+
+  #expire(timeoutMs: number): void {
+    this.#timedOut = new AttemptTimeoutError(`no response within ${timeoutMs} ms`);
+    this.#controller?.abort(this.#timedOut);
+    this.#settle(this.#timedOut);
+  }
+
+  #settle(err?: Error): void {
+    const resolve = this.#resolve;
+    const reject = this.#reject;
+    if (resolve === undefined || reject === undefined) return;
+    this.#resolve = this.#reject = undefined;
+    clearTimeout(this.#timer);
+    if (err) return reject(err);
+    const snippet = Buffer.concat(this.#chunks).subarray(0, SNIPPET_BYTES).toString('utf8');
+    resolve({ status: this.#status, snippet });
+  }
 }
 
 export function createSender(options: {
@@ -208,7 +224,7 @@ export function createSender(options: {
       });
       if (args.traceparent) headers.traceparent = args.traceparent;
       // One budget for lookup, connect, TLS, request and response headers.
-      const { status, snippet } = await exchange(
+      const { status, snippet } = await new Exchange(
         agent,
         {
           origin: url.origin,
@@ -218,7 +234,7 @@ export function createSender(options: {
           body: args.body,
         },
         timeoutMs,
-      );
+      ).answer;
       return result(
         { outcome: outcomeOf(status), status, error: null, errorMessage: null },
         snippet,

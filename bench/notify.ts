@@ -4,9 +4,13 @@
 // every notification. Printed beside a bare undici POST loop to the same receiver (the ceiling),
 // with the ratios, all in this one run, on a fresh database of the local PostgreSQL.
 //
-//   npm run bench:notify [-- --seconds 5 --concurrency 32 --fanout 1 --rate 200]
+//   npm run bench:notify [-- --seconds 5 --concurrency 32 --fanout 1 --rate 200 --receivers 1]
 //   BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) names the server; a
 //   database clipgate_bench_notify_<random> is created for the run and dropped after it.
+//
+// `--receivers N` spreads the accounts (and the backlog of phase 3) over N receiver origins (N
+// ports of the receiver process): the dispatcher sends at most 16 attempts at once to one origin,
+// so one receiver is the case where that bound, not the dispatcher's work, sets the pace.
 //
 // Phases: (1) the ceiling: `--connections` (16, the dispatcher's per-receiver limit) undici
 // connections POSTing presigned notifications as fast as the receiver answers; (2) throughput:
@@ -19,7 +23,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
@@ -44,6 +48,7 @@ const { values } = parseArgs({
     fanout: { type: 'string', default: '1' },
     rate: { type: 'string', default: '200' },
     backlog: { type: 'string', default: '20000' },
+    receivers: { type: 'string', default: '1' },
   },
 });
 
@@ -53,11 +58,12 @@ else await runBench();
 /**
  * The receiver process: verifies every notification (Standard Webhooks and X-Vendor-Verify),
  * answers 204 (401 for a bad signature) and reports [webhook-id, receipt time] to the parent.
+ * It listens on `--receivers` ports, each a receiver origin of its own.
  */
 async function runReceiver(): Promise<void> {
   let pending: [string, number][] = [];
   let bad = 0;
-  const server = createServer((req, res) => {
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
@@ -70,16 +76,22 @@ async function runReceiver(): Promise<void> {
       pending.push([String(req.headers['webhook-id']), now()]);
       res.writeHead(ok ? 204 : 401).end();
     });
-  });
-  server.keepAliveTimeout = 60_000;
+  };
   setInterval(() => {
     if (pending.length === 0 && bad === 0) return;
     process.send!({ receipts: pending, bad });
     pending = [];
     bad = 0;
   }, 20);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  process.send!({ port: (server.address() as AddressInfo).port });
+  const ports = await Promise.all(
+    Array.from({ length: Number(values.receivers) }, async () => {
+      const server = createServer(handle);
+      server.keepAliveTimeout = 60_000;
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      return (server.address() as AddressInfo).port;
+    }),
+  );
+  process.send!({ ports });
   process.on('disconnect', () => process.exit(0));
 }
 
@@ -95,12 +107,21 @@ async function runBench(): Promise<void> {
   const connections = Number(values.connections);
   const fanout = Number(values.fanout);
   const rate = Number(values.rate);
-  const backlogSize = Number(values.backlog);
+  const receivers = Number(values.receivers);
+  // The backlog is queued as as many copies for each receiver.
+  const backlogSize = Math.ceil(Number(values.backlog) / receivers) * receivers;
 
   // The receiver, in its own process.
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', new URL(import.meta.url).pathname, '--receiver'],
+    [
+      '--import',
+      'tsx',
+      new URL(import.meta.url).pathname,
+      '--receiver',
+      '--receivers',
+      String(receivers),
+    ],
     {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     },
@@ -109,11 +130,11 @@ async function runBench(): Promise<void> {
   let received = 0;
   let lastReceiptAt = 0;
   let badSignatures = 0;
-  const port = await new Promise<number>((resolve, reject) => {
+  const ports = await new Promise<number[]>((resolve, reject) => {
     child.on(
       'message',
-      (message: { port?: number; receipts?: [string, number][]; bad?: number }) => {
-        if (message.port) resolve(message.port);
+      (message: { ports?: number[]; receipts?: [string, number][]; bad?: number }) => {
+        if (message.ports) resolve(message.ports);
         for (const [id, at] of message.receipts ?? []) {
           received++;
           lastReceiptAt = Math.max(lastReceiptAt, at);
@@ -124,7 +145,7 @@ async function runBench(): Promise<void> {
     );
     child.once('exit', (code) => reject(new Error(`the receiver exited with ${code}`)));
   });
-  const receiverUrl = `http://127.0.0.1:${port}/hook`;
+  const receiverUrls = ports.map((port) => `http://127.0.0.1:${port}/hook`);
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
   // (1) The ceiling: a bare undici POST loop, notification-sized presigned bodies.
@@ -145,7 +166,7 @@ async function runBench(): Promise<void> {
       },
     }),
   );
-  const http = new Pool(`http://127.0.0.1:${port}`, { connections });
+  const http = new Pool(`http://127.0.0.1:${ports[0]}`, { connections });
   const bareLatencies: number[] = [];
   let bareCount = 0;
   const bareFor = async (ms: number, record: boolean) => {
@@ -207,7 +228,8 @@ async function runBench(): Promise<void> {
   const app = await buildApp(config, { logger: createLogger('warn') });
   const { services } = app;
   try {
-    // One account per ingest loop, each with one accessory and `fanout` registered clients.
+    // One account per ingest loop, each with one accessory and `fanout` registered clients, the
+    // accounts' receivers taken in turn.
     const accessories: string[] = [];
     for (let i = 0; i < concurrency; i++) {
       const account = await services.accounts.upsert(`bench-${i}`, 30);
@@ -221,7 +243,7 @@ async function runBench(): Promise<void> {
         await services.notifications.register(
           { accountId: account.accountId, clientId: `client-${c}` },
           {
-            url: receiverUrl,
+            url: receiverUrls[i % receivers]!,
             authKey: AUTH_KEY,
             eventTypes: ['activity_created', 'activity_finished', 'motion_started', 'motion_ended'],
           },
@@ -290,7 +312,8 @@ async function runBench(): Promise<void> {
     const throughput = totalDeliveries / (drainedMs / 1000);
 
     // (3) The dispatcher alone: a backlog queued in one statement (copies of a real delivery),
-    // drained to the receiver; the same receiver and per-receiver concurrency as the ceiling.
+    // drained to the receiver; the same receiver and per-receiver concurrency as the ceiling (with
+    // `--receivers`, as many copies for each, interleaved as a fleet's backlog would be).
     await sleep(200);
     const receivedBeforeDrain = received;
     await services.db.pool.query(
@@ -298,8 +321,10 @@ async function runBench(): Promise<void> {
                                user_data, url, origin, auth_key)
        SELECT kind, event_id, account_id, client_id, event_type, event_data, user_data, url,
               origin, auth_key
-         FROM (SELECT * FROM deliveries ORDER BY id DESC LIMIT 1) d, generate_series(1, $1)`,
-      [backlogSize],
+         FROM generate_series(1, $1) g,
+              (SELECT DISTINCT ON (url) * FROM deliveries ORDER BY url, id DESC) d
+        ORDER BY g, d.url`,
+      [backlogSize / receivers],
     );
     const drainStart = performance.now();
     await services.db.pool.query("SELECT pg_notify('clipgate_deliveries', 'bench')");
@@ -343,7 +368,7 @@ async function runBench(): Promise<void> {
 
     const f = (n: number, digits = 0) => n.toFixed(digits);
     console.log(
-      `\nclipgate webhook delivery, ${seconds} s per phase, PostgreSQL ${server.host}, receiver verifying both signatures in its own process\n`,
+      `\nclipgate webhook delivery, ${seconds} s per phase, PostgreSQL ${server.host}, ${receivers === 1 ? 'a receiver' : `${receivers} receivers`} verifying both signatures in its own process\n`,
     );
     console.log(
       `bare undici POST loop (${connections} connections)     ${f(bareRps).padStart(7)} req/s   p50 ${f(quantile(bareLatencies, 0.5), 2)} ms  p99 ${f(quantile(bareLatencies, 0.99), 2)} ms`,

@@ -18,10 +18,14 @@ export type VerifyResult =
 /** A header of a Node IncomingHttpHeaders, a Fetch Headers or a plain record, by lowercase name. */
 function headerValue(headers: unknown, name: string): string | undefined {
   if (typeof headers !== 'object' || headers === null) return undefined;
+  const record = headers as Record<string, unknown>;
   const value: unknown =
     'get' in headers && typeof headers.get === 'function'
       ? headers.get(name)
-      : Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1];
+      : // Node's headers are keyed in lowercase already; a plain record may not be.
+        Object.hasOwn(record, name)
+        ? record[name]
+        : Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1];
   if (Array.isArray(value)) return value.join(' ');
   return typeof value === 'string' ? value : undefined;
 }

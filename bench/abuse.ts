@@ -9,7 +9,13 @@
 // the ratio of the last to alone (target: p99 within 1.5x), when the slowest polite requests
 // under abuse started, and the service's CPU time per request in each phase.
 //
-//   npm run bench:abuse [-- --seconds 10 --warmup 2 --flood 16 --costly 4]
+// `--floor` (with BENCH_DATABASE_URL) adds the rig's floor: a second instance of the service on
+// the same database, and a last phase where the same abusers load that one while the polite
+// client keeps to the first. What the polite client loses then is what sharing this machine's
+// two cores and its database costs it (no instance can do better here); what it loses beyond
+// that when the abusers share its instance is the instance's own part.
+//
+//   npm run bench:abuse [-- --seconds 10 --warmup 2 --flood 16 --costly 4 --floor]
 //   BENCH_DATABASE_URL: run on that PostgreSQL server (its database clipgate_bench_abuse, made
 //   afresh) instead of the embedded database.
 import { fork } from 'node:child_process';
@@ -30,8 +36,13 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '2' },
     flood: { type: 'string', default: '16' },
     costly: { type: 'string', default: '4' },
+    floor: { type: 'boolean', default: false },
   },
 });
+if (values.floor && !process.env.BENCH_DATABASE_URL) {
+  console.error('--floor runs two instances on one database: set BENCH_DATABASE_URL');
+  process.exit(2);
+}
 const seconds = Number(values.seconds);
 const warmupSeconds = Number(values.warmup);
 const SECRET = 'clipgate-bench-secret-0123456789abcdef';
@@ -48,17 +59,24 @@ if (process.env.BENCH_DATABASE_URL) {
   url.pathname = '/clipgate_bench_abuse';
   databaseUrl = url.toString();
 }
-const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'clipgate-bench-abuse-'));
-const server = await startServer('src/main.ts', {
-  PORT: '0',
-  DATA_DIR: dataDir,
-  AUTH_DEV_SECRET: SECRET,
-  LOG_LEVEL: 'info',
-  DATABASE_URL: databaseUrl ?? '',
-});
-// A failed run must not leave the service running.
-process.on('exit', () => server.child.kill());
+const dataDirs: string[] = [];
+async function instance() {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'clipgate-bench-abuse-'));
+  dataDirs.push(dataDir);
+  const started = await startServer('src/main.ts', {
+    PORT: '0',
+    DATA_DIR: dataDir,
+    AUTH_DEV_SECRET: SECRET,
+    LOG_LEVEL: 'info',
+    DATABASE_URL: databaseUrl ?? '',
+  });
+  // A failed run must not leave the service running.
+  process.on('exit', () => started.child.kill());
+  return started;
+}
+const server = await instance();
 const base = `http://127.0.0.1:${server.port}`;
+const other = values.floor ? await instance() : undefined;
 // Each client its own connections, as separate clients would have.
 const agent = () => new Agent({ connections: 64 });
 const token = (sub: string, clientId: string, scopes: string[]) =>
@@ -204,30 +222,40 @@ await politeClient(1000); // warm-up
 const alone = await measured();
 console.log(fmt('polite client alone', alone));
 
-const abusers = fork(path.join(path.dirname(fileURLToPath(import.meta.url)), 'abuse-load.ts'), [], {
-  execArgv: ['--import', 'tsx'],
-});
-process.on('exit', () => abusers.kill());
-const reply = <K extends AbuseReport['type']>(type: K) =>
-  new Promise<Extract<AbuseReport, { type: K }>>((resolve, reject) => {
-    abusers.on('message', (m: AbuseReport) => {
-      if (m.type === type) resolve(m as Extract<AbuseReport, { type: K }>);
+/**
+ * The polite client measured while the abusers (a process of their own) load the instance at
+ * `target`: over their first seconds, then over `seconds`; with the answers they got.
+ */
+async function whileAbused(target: string) {
+  const abusers = fork(
+    path.join(path.dirname(fileURLToPath(import.meta.url)), 'abuse-load.ts'),
+    [],
+    { execArgv: ['--import', 'tsx'] },
+  );
+  process.on('exit', () => abusers.kill());
+  const reply = <K extends AbuseReport['type']>(type: K) =>
+    new Promise<Extract<AbuseReport, { type: K }>>((resolve, reject) => {
+      abusers.on('message', (m: AbuseReport) => {
+        if (m.type === type) resolve(m as Extract<AbuseReport, { type: K }>);
+      });
+      abusers.once('exit', (code) => reject(new Error(`the abusers exited (${code})`)));
     });
-    abusers.once('exit', (code) => reject(new Error(`the abusers exited (${code})`)));
-  });
-const started = reply('started');
-abusers.send({
-  type: 'start',
-  base,
-  flood: { token: flood, accessoryId: floodAccessory, workers: Number(values.flood) },
-  costly: { token: costly, query: COSTLY, workers: Number(values.costly) },
-} satisfies AbuseCommand);
-await started;
-const first = warmupSeconds > 0 ? await measured(warmupSeconds) : undefined;
-const abused = await measured();
-const stopped = reply('stopped');
-abusers.send({ type: 'stop' } satisfies AbuseCommand);
-const { flood: floodStatuses, costly: costlyStatuses } = await stopped;
+  const started = reply('started');
+  abusers.send({
+    type: 'start',
+    base: target,
+    flood: { token: flood, accessoryId: floodAccessory, workers: Number(values.flood) },
+    costly: { token: costly, query: COSTLY, workers: Number(values.costly) },
+  } satisfies AbuseCommand);
+  await started;
+  const first = warmupSeconds > 0 ? await measured(warmupSeconds) : undefined;
+  const abused = await measured();
+  const stopped = reply('stopped');
+  abusers.send({ type: 'stop' } satisfies AbuseCommand);
+  return { first, abused, ...(await stopped) };
+}
+
+const { first, abused, flood: floodStatuses, costly: costlyStatuses } = await whileAbused(base);
 if (first) console.log(fmt(`under abuse, first ${warmupSeconds} s`, first));
 console.log(fmt(first ? 'under abuse, after them' : 'polite client under abuse', abused));
 // Whether the tail is a moment of the phase or spread over it.
@@ -245,6 +273,17 @@ console.log(
   `ratio under abuse / alone: p50 ${(abused.p50 / alone.p50).toFixed(2)}x  p99 ${(abused.p99 / alone.p99).toFixed(2)}x (target p99 <= 1.5x)` +
     (first ? `; in the first ${warmupSeconds} s: p99 ${(first.p99 / alone.p99).toFixed(2)}x` : ''),
 );
+if (other) {
+  const floor = await whileAbused(`http://127.0.0.1:${other.port}`);
+  if (floor.first) {
+    console.log(fmt(`abusing the other instance, first ${warmupSeconds} s`, floor.first));
+  }
+  console.log(fmt(floor.first ? 'abusing the other, after' : 'abusing the other', floor.abused));
+  console.log(
+    `floor (the abusers on another instance of this machine and database) / alone: p50 ${(floor.abused.p50 / alone.p50).toFixed(2)}x  p99 ${(floor.abused.p99 / alone.p99).toFixed(2)}x; ` +
+      `under abuse / floor: p99 ${(abused.p99 / floor.abused.p99).toFixed(2)}x`,
+  );
+}
 console.log(
   `load average: ${os
     .loadavg()
@@ -253,5 +292,5 @@ console.log(
 );
 
 await setup.close();
-await server.stop();
-await fs.rm(dataDir, { recursive: true, force: true });
+await Promise.all([server.stop(), other?.stop()]);
+for (const dataDir of dataDirs) await fs.rm(dataDir, { recursive: true, force: true });

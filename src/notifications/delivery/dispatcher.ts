@@ -56,7 +56,7 @@ import { claimBackoffMs, untilNextDue, Wakeups } from './wakeups.ts';
 const PER_ORIGIN = 16;
 /** Half of what the instance may hold in all, in flight and prefetched (slots.ts). */
 const MAX_IN_FLIGHT = 256;
-const CLAIM_BATCH = 200;
+const CLAIM_BATCH = 400;
 const POLL_INTERVAL_MS = 1000;
 const STATS_CACHE_MS = 1000;
 /** Room to write an outcome after the attempt. */

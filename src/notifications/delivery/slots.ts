@@ -7,7 +7,7 @@
  *   ever occupies its own. An origin holding as much as it may is *saturated* and left out of
  *   the claim. In all, the instance claims while it holds (in flight and prefetched) fewer than
  *   twice `total`.
- * - Prefetch: a receiver that answers fast gets 3 to 12 times `perOrigin` more deliveries (the
+ * - Prefetch: a receiver that answers fast gets 3 to 24 times `perOrigin` more deliveries (the
  *   faster, the more) claimed ahead, which start the moment one of its slots frees, so that its
  *   slots never wait for a claim. A prefetched delivery that waited PREFETCH_MAX_AGE_MS is
  *   expired instead (the dispatcher hands it back unsent), which bounds its lease and how late a
@@ -25,7 +25,7 @@ const PREFETCH_FAST_MS = 250;
  */
 const PREFETCH_HORIZON_MS = 250;
 const PREFETCH_SLOTS_MIN = 3;
-const PREFETCH_SLOTS_MAX = 12;
+const PREFETCH_SLOTS_MAX = 24;
 /** Origins whose average is kept: the least recently measured are forgotten first. */
 const LATENCY_ORIGINS = 10_000;
 /** How long a receiver that answered 410 is remembered (longer than anything is held). */
@@ -37,11 +37,11 @@ const GONE_MEMORY_MS = 60_000;
  * - `unmeasured`: no attempt of it was sent yet (or it was forgotten): its slots only.
  * - `slow`: it answers in PREFETCH_FAST_MS or more on average: its slots only.
  * - `fast`: it answers faster: its slots and as many slots' worth prefetched as it answers in
- *   PREFETCH_HORIZON_MS (3 to 12), refilled in batches: the origin is left out of the claim
+ *   PREFETCH_HORIZON_MS (3 to 24), refilled in batches: the origin is left out of the claim
  *   until half of that prefetch is free, so that a busy receiver costs a claim per few dozen to
- *   a hundred deliveries, not one per delivery (what it holds meanwhile keeps its slots busy).
- *   The faster it answers, the more is claimed at once: a claim costs the database the same
- *   for one row as for a hundred, and the last prefetched delivery still starts well before
+ *   two hundred deliveries, not one per delivery (what it holds meanwhile keeps its slots busy).
+ *   The faster it answers, the more is claimed at once: the more rows a claim takes, the less
+ *   it costs the database per row, and the last prefetched delivery still starts well before
  *   PREFETCH_MAX_AGE_MS (within PREFETCH_HORIZON_MS, or three attempts' time at the least).
  *
  * Every attempt sent (not one that could not be signed) updates the average: `unmeasured`

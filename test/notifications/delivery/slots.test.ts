@@ -89,18 +89,18 @@ describe('prefetch modes', () => {
     expect(slots.capacity(B)).toBe(4);
   });
 
-  it('a faster receiver has more prefetched: what it answers in 250 ms, 3 to 12 slots worth', () => {
+  it('a faster receiver has more prefetched: what it answers in 250 ms, 3 to 24 slots worth', () => {
     const slots = new Slots<Item>(limits);
     slots.observe(A, 50); // five slots' worth answered in 250 ms
     expect(slots.capacity(A)).toBe(4 * 6);
     slots.observe(B, 1);
-    expect(slots.capacity(B)).toBe(4 * 13);
+    expect(slots.capacity(B)).toBe(4 * 25);
     const C = 'https://c.example';
     slots.observe(C, 200);
     expect(slots.capacity(C)).toBe(4 * 4);
-    // B is claimed for while half of its 48 prefetched are free, and then for all its room.
-    admit(slots, B, 4 + 24);
-    expect(slots.claimLimits()).toEqual({ saturated: [], room: { [B]: 24 } });
+    // B is claimed for while half of its 96 prefetched are free, and then for all its room.
+    admit(slots, B, 4 + 48);
+    expect(slots.claimLimits()).toEqual({ saturated: [], room: { [B]: 48 } });
     admit(slots, B, 1);
     expect(slots.claimLimits()).toEqual({ saturated: [B], room: {} });
   });

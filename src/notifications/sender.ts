@@ -92,9 +92,9 @@ interface Answer {
 }
 
 /**
- * One request on `agent`, through undici's dispatch handler: no response stream, abort signal or
- * promise race per attempt (together they cost about as much as signing it), and no closure
- * either. `answer` settles once: it rejects when there is no answer within `timeoutMs` (lookup,
+ * One request on `agent`, through undici's dispatch handler, one object per attempt: no response
+ * stream, abort signal or promise race (together they cost about as much as signing it).
+ * `answer` settles once: it rejects when there is no answer within `timeoutMs` (lookup,
  * connect, TLS, request and response headers; undici sees an abort only once the request is
  * being written, so the wait for a connection is cut here, and the request is then never sent),
  * or resolves with the status and the body's first 2 KiB, read for at most SNIPPET_READ_MS; the

@@ -273,5 +273,8 @@ describe('sender', () => {
     expect((await Promise.all(stuck)).map((result) => result.error)).toEqual(
       Array(6).fill('timeout'),
     );
+    // The two that waited for one of its 4 connections were cut there, never sent.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(hanging.received).toHaveLength(4);
   });
 });

@@ -26,7 +26,7 @@ import pg from 'pg';
 import { Pool } from 'undici';
 import { signDevToken } from '../src/accounts/auth.ts';
 import { activityIdFromDate } from '../src/activities/ids.ts';
-import { cpuMs, startServer } from './lib/load.ts';
+import { cpuMs, met, startServer } from './lib/load.ts';
 
 const { values } = parseArgs({
   options: {
@@ -252,7 +252,6 @@ try {
   line('GraphQL createActivity, an account per loop', gqlRate);
   line('GraphQL createActivity, one account', gqlSharedRate);
   line(`POST /api/ingest, ${batchSize} creates per request, ${batchLoops} loops`, bulkRate);
-  const met = (ok: boolean) => (ok ? 'met' : 'missed');
   console.log(
     `targets: GraphQL >= 0.5 x bare: ${met(gqlRate.perSecond >= bareRate.perSecond / 2)}; bulk >= 2 x bare: ${met(bulkRate.perSecond >= 2 * bareRate.perSecond)}`,
   );

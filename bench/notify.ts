@@ -35,6 +35,7 @@ import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { verifyNotification } from '../src/notifications/receiver.ts';
 import { notificationHeaders } from '../src/notifications/signing.ts';
+import { met } from './lib/load.ts';
 
 const AUTH_KEY = 'bench-receiver-key-0123456789';
 const now = () => performance.timeOrigin + performance.now();
@@ -109,7 +110,8 @@ async function runBench(): Promise<void> {
   const rate = Number(values.rate);
   const receivers = Number(values.receivers);
   // The backlog is queued as as many copies for each receiver.
-  const backlogSize = Math.ceil(Number(values.backlog) / receivers) * receivers;
+  const perReceiver = Math.ceil(Number(values.backlog) / receivers);
+  const backlogSize = perReceiver * receivers;
 
   // The receiver, in its own process.
   const child = spawn(
@@ -324,7 +326,7 @@ async function runBench(): Promise<void> {
          FROM generate_series(1, $1) g,
               (SELECT DISTINCT ON (url) * FROM deliveries ORDER BY url, id DESC) d
         ORDER BY g, d.url`,
-      [backlogSize / receivers],
+      [perReceiver],
     );
     const drainStart = performance.now();
     await services.db.pool.query("SELECT pg_notify('clipgate_deliveries', 'bench')");
@@ -392,7 +394,6 @@ async function runBench(): Promise<void> {
     console.log(
       `receipts ${received} with bad signatures ${badSignatures}; ingest errors ${ingestErrors}`,
     );
-    const met = (ok: boolean) => (ok ? 'met' : 'missed');
     console.log(
       `targets: backlog drain >= 10000 deliveries/s: ${met(drainRate >= 10_000)}; end to end >= 3000 deliveries/s: ${met(throughput >= 3000)}; drain >= 0.5 x bare: ${met(drainRate >= bareRps / 2)}; p99 < 100 ms at ${rate}/s: ${met(quantile(latencies, 0.99) < 100)}`,
     );

@@ -79,6 +79,9 @@ export async function startServer(
   };
 }
 
+/** A target's verdict, as the benches print it. */
+export const met = (ok: boolean): string => (ok ? 'met' : 'missed');
+
 /** User and system CPU time of a process so far, in ms (Linux: /proc/<pid>/stat, 100 ticks/s). */
 export function cpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');

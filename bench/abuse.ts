@@ -15,7 +15,10 @@
 // two cores and its database costs it (no instance can do better here); what it loses beyond
 // that when the abusers share its instance is the instance's own part.
 //
-//   npm run bench:abuse [-- --seconds 10 --warmup 2 --flood 16 --costly 4 --floor]
+// `--workers N` (with BENCH_DATABASE_URL) runs the instances with N GraphQL worker threads
+// (GRAPHQL_WORKERS), which execute the costly client's operations off the instance's event loop.
+//
+//   npm run bench:abuse [-- --seconds 10 --warmup 2 --flood 16 --costly 4 --floor --workers 1]
 //   BENCH_DATABASE_URL: run on that PostgreSQL server (its database clipgate_bench_abuse, made
 //   afresh) instead of the embedded database.
 import { fork } from 'node:child_process';
@@ -37,10 +40,15 @@ const { values } = parseArgs({
     flood: { type: 'string', default: '16' },
     costly: { type: 'string', default: '4' },
     floor: { type: 'boolean', default: false },
+    workers: { type: 'string', default: '0' },
   },
 });
 if (values.floor && !process.env.BENCH_DATABASE_URL) {
   console.error('--floor runs two instances on one database: set BENCH_DATABASE_URL');
+  process.exit(2);
+}
+if (values.workers !== '0' && !process.env.BENCH_DATABASE_URL) {
+  console.error('--workers (GRAPHQL_WORKERS) needs PostgreSQL: set BENCH_DATABASE_URL');
   process.exit(2);
 }
 const seconds = Number(values.seconds);
@@ -69,6 +77,7 @@ async function instance() {
     AUTH_DEV_SECRET: SECRET,
     LOG_LEVEL: 'info',
     DATABASE_URL: databaseUrl ?? '',
+    GRAPHQL_WORKERS: values.workers,
   });
   // A failed run must not leave the service running.
   process.on('exit', () => started.child.kill());

@@ -5,6 +5,7 @@ import { accountRoutes } from './accounts/rest.ts';
 import { activityRoutes } from './activities/rest.ts';
 import type { Config } from './config.ts';
 import { graphqlHandler, createGraphQL } from './graphql/yoga.ts';
+import { GraphQLWorkers } from './graphql/workers/pool.ts';
 import { attachWebSockets } from './graphql/ws.ts';
 import { openApiDocument } from './http/openapi.ts';
 import { operationsHandler } from './http/operations.ts';
@@ -65,7 +66,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     const openapi = JSON.stringify(
       openApiDocument(router.routes, config.scopePrefix, mediaOpenApi(config.scopePrefix)),
     );
-    const graphql = createGraphQL(services);
+    const graphql = createGraphQL(services, await startGraphQLWorkers(services, disposables));
     const lag = new LagMonitor(config.limits.overloadLagMs);
     lag.start();
     disposables.defer('overload monitor', () => lag.stop());
@@ -142,6 +143,27 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     await disposables.dispose(logger).catch(() => undefined);
     throw err;
   }
+}
+
+/** The GraphQL worker threads (GRAPHQL_WORKERS), on PostgreSQL; none on the embedded database. */
+async function startGraphQLWorkers(
+  services: Services,
+  disposables: Disposables,
+): Promise<GraphQLWorkers | undefined> {
+  const { config, logger, metrics, db } = services;
+  const { threads } = config.graphqlWorkers;
+  if (threads === 0) return undefined;
+  if (db.kind === 'embedded') {
+    // The embedded database is one connection, in this thread.
+    logger.warn(
+      'GRAPHQL_WORKERS needs DATABASE_URL: every GraphQL operation runs on the event loop',
+    );
+    return undefined;
+  }
+  const workers = await GraphQLWorkers.start(config, logger, metrics);
+  disposables.defer('graphql workers', () => workers.close());
+  logger.info({ threads, minCost: config.graphqlWorkers.minCost }, 'GraphQL worker threads');
+  return workers;
 }
 
 /** Stops accepting connections and resolves once the open ones have finished. */

@@ -24,6 +24,7 @@ export interface Config {
   publicBaseUrl: string | undefined;
   media: MediaConfig;
   limits: LimitsConfig;
+  graphqlWorkers: GraphQLWorkersConfig;
   /** Unset (no `OTEL_EXPORTER_OTLP_ENDPOINT`): tracing is off and no SDK is loaded. */
   telemetry: TelemetryConfig | undefined;
 }
@@ -70,6 +71,18 @@ export interface LimitsConfig {
   };
   /** `OVERLOAD_LAG_MS`: event-loop lag above which new requests are refused (503); 0: never. */
   overloadLagMs: number;
+}
+
+/**
+ * The costly GraphQL queries run on worker threads, off the event loop that serves every other
+ * request (src/graphql/workers). PostgreSQL only: each thread has its own connections, and the
+ * embedded database takes one.
+ */
+export interface GraphQLWorkersConfig {
+  /** `GRAPHQL_WORKERS`: how many threads; 0 (the default): every operation on the event loop. */
+  threads: number;
+  /** `GRAPHQL_WORKER_MIN_COST`: the cost from which a query runs on a thread (default 1000). */
+  minCost: number;
 }
 
 export interface S3Config {
@@ -353,6 +366,10 @@ export function loadConfig(env: Env = process.env): Config {
     publicBaseUrl: publicBaseUrl(env),
     media: mediaConfig(env),
     limits: limitsConfig(env),
+    graphqlWorkers: {
+      threads: int(env, 'GRAPHQL_WORKERS', 0),
+      minCost: int(env, 'GRAPHQL_WORKER_MIN_COST', 1000),
+    },
     telemetry: telemetryConfig(env),
   };
 }

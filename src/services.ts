@@ -57,6 +57,8 @@ export interface ServiceOptions {
   routeEmbedded?: DatabaseOptions['routeEmbedded'];
   /** The time receiver health counts with; the system's unless a test moves it. */
   clock?: Clock;
+  /** false: the database is migrated already (a GraphQL worker thread's services). */
+  migrate?: boolean;
 }
 
 /**
@@ -75,6 +77,7 @@ export async function buildServices(
     embeddedDir: options.embeddedDir ?? path.join(config.dataDir, 'pgdata'),
     logger,
     routeEmbedded: options.routeEmbedded,
+    migrate: options.migrate,
   });
   disposables.defer('database', () => db.close());
   const auth = await createAuthenticator({

@@ -20,6 +20,16 @@ export interface GraphQLContext extends RequestContext {
   idempotencyKey?: string;
 }
 
+/** The context of an operation of `caller`, with loaders of its own. */
+export const graphqlContext = (
+  caller: RequestContext,
+  idempotencyKey?: string,
+): GraphQLContext => ({
+  ...caller,
+  mediaUrls: caller.services.media.lookup.urlLoader(),
+  idempotencyKey,
+});
+
 /** The most ids one `nodes` call takes, as many as the largest page. */
 export const MAX_NODES = 100;
 

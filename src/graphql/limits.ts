@@ -7,6 +7,8 @@ import {
   Kind,
   visit,
   type DocumentNode,
+  type ExecutionArgs,
+  type ExecutionResult,
   type GraphQLSchema,
   type ValidationContext,
 } from 'graphql';
@@ -21,7 +23,7 @@ import type { LimitsConfig } from '../config.ts';
  * size when absent), and one with an `ids` list (`nodes`) by the number of ids. Over a limit: INVALID_ARGUMENT naming the limit, its value and what was
  * measured, answered like a validation error. Within the limit, the cost is then taken from the
  * caller's cost budget (`refusals.charge`), and a query or mutation executes once the caller's
- * share of the instance has room for it (`refusals.begin`).
+ * share of the instance has room for it (`refusals.begin`), here or where `refusals.elsewhere` sends it.
  */
 export interface LimitRefusals {
   refused(): void;
@@ -35,6 +37,11 @@ export interface LimitRefusals {
    * with the function to call when it has ended.
    */
   begin(context: unknown, cost: number): Promise<() => void>;
+  /**
+   * Where a charged operation executes when not on this event loop (GraphQL worker threads):
+   * its result, or undefined to execute it here.
+   */
+  elsewhere?(execution: ExecutionArgs, cost: number): Promise<ExecutionResult> | undefined;
 }
 
 /** A field's default page size, for the cost of a page asked for without `first`/`last`. */
@@ -229,7 +236,7 @@ export function operationLimits(
         setExecuteFn(async (execution) => {
           const end = await refusals.begin(execution.contextValue, cost);
           try {
-            return await executeFn(execution);
+            return await (refusals.elsewhere?.(execution, cost) ?? executeFn(execution));
           } finally {
             end();
           }

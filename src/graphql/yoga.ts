@@ -10,11 +10,12 @@ import type { HttpHandler } from '../http/server.ts';
 import type { Services } from '../services.ts';
 import { graphqlTracing } from '../telemetry/graphql.ts';
 import { activeTracer } from '../telemetry/tracing.ts';
-import type { GraphQLContext } from './builder.ts';
+import { graphqlContext, type GraphQLContext } from './builder.ts';
 import { requestError, toGraphQLError } from './errors.ts';
 import { operationLimits } from './limits.ts';
 import { schema } from './schema.ts';
 import { sharedEventResults } from './shared-events.ts';
+import type { GraphQLWorkers } from './workers/pool.ts';
 
 /** What Yoga is handed by the HTTP server, and by the WebSocket adapter (`wsContext`). */
 export interface ServerContext {
@@ -25,11 +26,12 @@ export interface ServerContext {
 }
 
 /** GraphQL over HTTP and SSE on `/graphql`; its envelop also runs the WebSocket operations. */
-export function createGraphQL(services: Services) {
+export function createGraphQL(services: Services, workers?: GraphQLWorkers) {
   const tracer = activeTracer();
   const { maxCostInFlight } = services.config.limits.graphql;
   const shares = maxCostInFlight > 0 ? new CostShares(maxCostInFlight) : undefined;
   const ended = () => undefined;
+  const { minCost } = services.config.graphqlWorkers;
   return createYoga<ServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -44,14 +46,11 @@ export function createGraphQL(services: Services) {
       } catch (err) {
         throw err instanceof AppError ? requestError(err) : err;
       }
-      return {
-        ...caller,
-        mediaUrls: services.media.lookup.urlLoader(),
-        // A WebSocket operation has no request of its own (and no Idempotency-Key).
-        idempotencyKey: wsContext
-          ? undefined
-          : (request.headers.get('idempotency-key') ?? undefined),
-      };
+      // A WebSocket operation has no request of its own (and no Idempotency-Key).
+      return graphqlContext(
+        caller,
+        wsContext ? undefined : (request.headers.get('idempotency-key') ?? undefined),
+      );
     },
     maskedErrors: {
       maskError: (error) => {
@@ -99,6 +98,13 @@ export function createGraphQL(services: Services) {
             left();
           };
         },
+        // The costly queries, off the event loop that serves every other request.
+        elsewhere: (execution, cost) =>
+          workers &&
+          cost >= minCost &&
+          getOperationAST(execution.document, execution.operationName)?.operation === 'query'
+            ? workers.run(execution, (execution.contextValue as GraphQLContext).principal)
+            : undefined,
       }),
     ],
   });

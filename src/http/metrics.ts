@@ -25,6 +25,12 @@ export function createMetrics() {
       labelNames: ['reason'] as const,
       registers: [registry],
     }),
+    graphqlWorkerOperations: new Counter({
+      name: 'clipgate_graphql_worker_operations_total',
+      help: 'GraphQL queries executed on a worker thread (GRAPHQL_WORKERS), by outcome: ok, failed (the thread stopped)',
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
     ...webhookMetrics(registry),
     ...liveMetrics(registry),
     ...jobMetrics(registry),

@@ -93,6 +93,11 @@ export interface DatabaseOptions {
   routeEmbedded?: (connectionString: string) => Promise<string>;
   /** `postgres://...` of a read replica of the database, for listing reads; never migrated. */
   readUrl?: string;
+  /**
+   * false: the database is migrated already (a GraphQL worker thread opens the database its
+   * instance opened before it); skips the migrations and the partitions ahead.
+   */
+  migrate?: boolean;
 }
 
 /** How long getting a connection to an external PostgreSQL may take before a request fails. */
@@ -163,14 +168,16 @@ async function finishOpen(
 ): Promise<Database> {
   const { logger, databaseUrl: connectionString } = options;
   logConnectionErrors(pool, logger, 'database');
-  try {
-    await migrate(pool, logger);
-    // The days ahead exist before the first request: on the embedded database's one connection
-    // the first round of the job would otherwise hold up early requests and readiness.
-    await createPartitionsAhead(pool);
-  } catch (err) {
-    await closeAll();
-    throw err;
+  if (options.migrate !== false) {
+    try {
+      await migrate(pool, logger);
+      // The days ahead exist before the first request: on the embedded database's one
+      // connection the first round of the job would otherwise hold up early requests and readiness.
+      await createPartitionsAhead(pool);
+    } catch (err) {
+      await closeAll();
+      throw err;
+    }
   }
   // The listing reads are prepared statements (activities/store.ts) over the partitioned
   // activities table. PostgreSQL keeps planning such a statement for each run's parameters (a

@@ -1,0 +1,195 @@
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { GraphQLError, print, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import type { Principal } from '../../accounts/auth.ts';
+import type { Config } from '../../config.ts';
+import type { Metrics } from '../../http/metrics.ts';
+import type { Logger } from '../../logger.ts';
+import { AppError } from '../../errors.ts';
+import { requestError } from '../errors.ts';
+import type { FromWorker, SerializedError, ToWorker, WorkerData } from './protocol.ts';
+
+/** A thread that stopped less than this after it started is started again only after it. */
+const RESTART_DELAY_MS = 1000;
+/** How long a closing thread may take to close its connections before it is terminated. */
+const CLOSE_TIMEOUT_MS = 5000;
+
+interface Thread {
+  worker: Worker;
+  ready: boolean;
+  startedAt: number;
+  /** The executions sent to it, by id: each settles with the thread's reply, or none. */
+  pending: Map<number, (reply: Extract<FromWorker, { type: 'result' }> | undefined) => void>;
+}
+
+/**
+ * Worker threads that execute GraphQL queries (GRAPHQL_WORKERS), so that a costly query (three
+ * pages of a hundred activities take about 7 ms of CPU) does not hold up, on the instance's one
+ * event loop, the light requests that arrive meanwhile. Each thread has the services of an
+ * instance (worker.ts) on the same database, as a second instance would; it executes what it is
+ * given, already authenticated, rate limited and priced here, and answers with the data as
+ * JSON. A query goes to the thread with the fewest in flight; with none ready (all starting
+ * again after one stopped) `run` returns undefined and the query runs here. A thread that stops
+ * fails its queries in flight as UNAVAILABLE (503, retry) and is started again.
+ */
+export class GraphQLWorkers {
+  readonly #threads: (Thread | undefined)[];
+  readonly #config: Config;
+  #nextId = 0;
+  #closing = false;
+
+  private constructor(
+    config: Config,
+    private readonly logger: Logger,
+    private readonly metrics: Metrics,
+  ) {
+    // A thread opens no Redis connection (it neither rate limits nor publishes) and traces nothing.
+    this.#config = { ...config, redisUrl: undefined, telemetry: undefined };
+    this.#threads = Array.from({ length: config.graphqlWorkers.threads }, () => undefined);
+  }
+
+  /** Starts the threads and resolves once each can execute. */
+  static async start(config: Config, logger: Logger, metrics: Metrics): Promise<GraphQLWorkers> {
+    const workers = new GraphQLWorkers(config, logger, metrics);
+    try {
+      await Promise.all(workers.#threads.map((_, index) => workers.#start(index)));
+    } catch (err) {
+      await workers.close();
+      throw err;
+    }
+    return workers;
+  }
+
+  #start(index: number): Promise<void> {
+    const workerData: WorkerData = { config: this.#config, index };
+    const { filename, source } = entry();
+    const worker = new Worker(filename, { eval: source, workerData });
+    const thread: Thread = { worker, ready: false, startedAt: Date.now(), pending: new Map() };
+    this.#threads[index] = thread;
+    return new Promise((resolve, reject) => {
+      worker.on('message', (message: FromWorker) => {
+        if (message.type === 'ready') {
+          thread.ready = true;
+          resolve();
+          return;
+        }
+        const settle = thread.pending.get(message.id);
+        thread.pending.delete(message.id);
+        settle?.(message);
+      });
+      worker.on('error', (err) => {
+        this.logger.error({ err, graphqlWorker: index }, 'GraphQL worker thread failed');
+        reject(err);
+      });
+      worker.on('exit', (code) => {
+        reject(new Error(`GraphQL worker thread ${index} stopped before it was ready (${code})`));
+        thread.ready = false;
+        for (const settle of thread.pending.values()) settle(undefined);
+        thread.pending.clear();
+        if (this.#closing || this.#threads[index] !== thread) return;
+        this.logger.warn(
+          { graphqlWorker: index, code },
+          'GraphQL worker thread stopped; starting it again',
+        );
+        const delay = Math.max(0, thread.startedAt + RESTART_DELAY_MS - Date.now());
+        setTimeout(() => {
+          if (!this.#closing) this.#start(index).catch(() => undefined);
+        }, delay).unref();
+      });
+    });
+  }
+
+  /**
+   * Executes a query of `principal` on the thread with the fewest in flight, or returns
+   * undefined when none is ready.
+   */
+  run(execution: ExecutionArgs, principal: Principal): Promise<ExecutionResult> | undefined {
+    let thread: Thread | undefined;
+    for (const candidate of this.#threads) {
+      if (candidate?.ready && (!thread || candidate.pending.size < thread.pending.size)) {
+        thread = candidate;
+      }
+    }
+    if (!thread || this.#closing) return undefined;
+    const { document } = execution;
+    const id = ++this.#nextId;
+    const message: ToWorker = {
+      type: 'execute',
+      id,
+      query: document.loc?.source.body ?? print(document),
+      operationName: execution.operationName ?? undefined,
+      variables: execution.variableValues ?? undefined,
+      principal,
+    };
+    const { pending, worker } = thread;
+    return new Promise((resolve) => {
+      pending.set(id, (reply) => {
+        this.metrics.graphqlWorkerOperations.inc({ outcome: reply ? 'ok' : 'failed' });
+        if (!reply) {
+          resolve({ errors: [stopped()] });
+          return;
+        }
+        const source = document.loc?.source;
+        resolve({
+          ...(reply.data !== undefined && {
+            data: JSON.parse(reply.data) as Record<string, unknown>,
+          }),
+          ...(reply.errors && {
+            errors: reply.errors.map((error: SerializedError) => {
+              const { message: text, positions, path: at, extensions } = error;
+              return new GraphQLError(text, { source, positions, path: at, extensions });
+            }),
+          }),
+        });
+      });
+      worker.postMessage(message);
+    });
+  }
+
+  /** Lets each thread close its connections, then ends it. */
+  async close(): Promise<void> {
+    this.#closing = true;
+    await Promise.all(
+      this.#threads.map(async (thread) => {
+        if (!thread) return;
+        const exited = new Promise((resolve) => thread.worker.once('exit', resolve));
+        thread.worker.postMessage({ type: 'close' } satisfies ToWorker);
+        const timer = setTimeout(() => void thread.worker.terminate(), CLOSE_TIMEOUT_MS);
+        await exited;
+        clearTimeout(timer);
+      }),
+    );
+  }
+}
+
+/**
+ * The thread's module: built, worker.js; from the sources (npm start, the tests), worker.ts,
+ * imported through tsx's API as the instance's own modules are (a worker thread does not take
+ * the loader of its parent, nor one given as `--import` on Node 20).
+ */
+function entry(): { filename: string | URL; source: boolean } {
+  const url = new URL(`./worker${path.extname(fileURLToPath(import.meta.url))}`, import.meta.url);
+  if (!url.pathname.endsWith('.ts')) return { filename: url, source: false };
+  // tsx's CommonJS API registers its loader at a wrong path: its ES module, beside it.
+  const esm = createRequire(import.meta.url)
+    .resolve('tsx/esm/api')
+    .replace(/\.cjs$/, '.mjs');
+  const [api, module] = [JSON.stringify(pathToFileURL(esm).href), JSON.stringify(url.href)];
+  return {
+    filename: `import(${api}).then((tsx) => tsx.tsImport(${module}, ${module}))`,
+    source: true,
+  };
+}
+
+/** A query whose thread stopped before it answered: retry it. */
+const stopped = () =>
+  requestError(
+    new AppError(
+      'UNAVAILABLE',
+      'the thread executing the operation stopped; retry',
+      { retryAfterSeconds: 1 },
+      { 'Retry-After': '1' },
+    ),
+  );

@@ -1,0 +1,41 @@
+import type { Principal } from '../../accounts/auth.ts';
+import type { Config } from '../../config.ts';
+
+/** What a worker thread starts with. */
+export interface WorkerData {
+  /** The instance's configuration, without what a thread must not open (Redis, tracing). */
+  config: Config;
+  index: number;
+}
+
+/** From the instance to a thread: execute one query of an authenticated caller. */
+export interface ExecuteMessage {
+  type: 'execute';
+  id: number;
+  /** The operation's document as the client sent it (validated and priced already). */
+  query: string;
+  operationName: string | undefined;
+  variables: Record<string, unknown> | undefined;
+  principal: Principal;
+}
+
+export type ToWorker = ExecuteMessage | { type: 'close' };
+
+/** A GraphQL error as the contract gives it (`extensions.code`), with where it happened. */
+export interface SerializedError {
+  message: string;
+  positions: readonly number[] | undefined;
+  path: readonly (string | number)[] | undefined;
+  extensions: Record<string, unknown>;
+}
+
+/** From a thread: it can execute now, or the result of one `execute`. */
+export type FromWorker =
+  | { type: 'ready' }
+  | {
+      type: 'result';
+      id: number;
+      /** `data` as JSON, if the result has any. */
+      data: string | undefined;
+      errors: SerializedError[] | undefined;
+    };

@@ -1,0 +1,78 @@
+// A GraphQL worker thread (pool.ts): executes the queries its instance hands it, with services
+// of its own (database connections, caches and loaders), and answers with the data as JSON and
+// the errors in the contract's codes, so that the instance only writes them out.
+import { parentPort, workerData } from 'node:worker_threads';
+import { parse, type ExecutionResult } from 'graphql';
+import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
+import { requestContext } from '../../context.ts';
+import { Disposables } from '../../lifecycle.ts';
+import { createLogger } from '../../logger.ts';
+import { buildServices } from '../../services.ts';
+import { graphqlContext } from '../builder.ts';
+import { toGraphQLError } from '../errors.ts';
+import { schema } from '../schema.ts';
+import type { ExecuteMessage, FromWorker, ToWorker, WorkerData } from './protocol.ts';
+
+/** Compiled documents kept, the oldest dropped first. */
+const MAX_COMPILED = 1000;
+
+const port = parentPort!;
+const { config, index } = workerData as WorkerData;
+const logger = createLogger(config.logLevel).child({ graphqlWorker: index });
+const disposables = new Disposables();
+const services = await buildServices(config, { logger, migrate: false }, disposables);
+const compiled = new Map<string, CompiledQuery | ExecutionResult>();
+
+/** The document compiled once (graphql-jit, as on the instance), or why it cannot run. */
+function compile(query: string, operationName: string | undefined) {
+  const key = `${operationName ?? ''}\n${query}`;
+  let entry = compiled.get(key);
+  if (!entry) {
+    entry = compileQuery(schema, parse(query), operationName);
+    if (compiled.size >= MAX_COMPILED) compiled.delete(compiled.keys().next().value!);
+    compiled.set(key, entry);
+  }
+  return entry;
+}
+
+/** Executes one query: its reply, whatever happens (an error of its own fails only it). */
+async function execute(message: ExecuteMessage): Promise<FromWorker> {
+  try {
+    const entry = compile(message.query, message.operationName);
+    const context = graphqlContext(requestContext(services, message.principal));
+    const result = isCompiledQuery(entry)
+      ? await entry.query(undefined, context, message.variables ?? {})
+      : entry;
+    return reply(message.id, result);
+  } catch (err) {
+    return reply(message.id, { errors: [err] });
+  }
+}
+
+/** The result with its data as JSON and its errors as the instance's maskError gives them. */
+function reply(id: number, result: { data?: unknown; errors?: readonly unknown[] }): FromWorker {
+  return {
+    type: 'result',
+    id,
+    data: result.data === undefined ? undefined : JSON.stringify(result.data),
+    errors: result.errors?.map((error) => {
+      const masked = toGraphQLError(error, logger);
+      return {
+        message: masked.message,
+        positions: masked.positions,
+        path: masked.path,
+        extensions: { ...masked.extensions },
+      };
+    }),
+  };
+}
+
+port.on('message', (message: ToWorker) => {
+  if (message.type === 'execute') {
+    void execute(message).then((answer) => port.postMessage(answer));
+    return;
+  }
+  // The instance sends nothing more: close what the services opened, and the thread ends.
+  void disposables.dispose(logger).finally(() => port.close());
+});
+port.postMessage({ type: 'ready' } satisfies FromWorker);

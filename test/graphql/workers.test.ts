@@ -1,0 +1,169 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { backends, freshPostgres, startApp, type TestApp } from '../helpers/app.ts';
+import { seedAccessory, seedActivities } from '../helpers/fixtures.ts';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
+
+// Two pages of everything an activity has: about 4,600 cost points, over the thresholds below.
+const page = (alias: string, filter: string) => `
+  ${alias}: accessory(id: $id) { id name activities(first: 100, filter: "${filter}") {
+    edges { cursor node { id accessoryId activityId startTime endTime inProgress relevanceLevel
+      playbackDuration motionZones objectLocations media { hls image mp4 mpd } } }
+    pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }`;
+const costly = (second: string) =>
+  `query Costly($id: ID!) { ${page('a', 'relevanceLevel >= 0')} ${page('b', second)} }`;
+const COSTLY = costly('relevanceLevel >= 2');
+const LIGHT = `query Light($id: ID!) { accessory(id: $id) { id name } }`;
+
+async function post(t: TestApp, token: string, query: string, variables: object) {
+  const res = await fetch(`${t.url}/graphql`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/graphql-response+json',
+    },
+    body: JSON.stringify({ query, variables }),
+  });
+  return { status: res.status, retryAfter: res.headers.get('retry-after'), body: await res.text() };
+}
+
+/** What `clipgate_graphql_worker_operations_total` says, by outcome. */
+async function onWorkers(t: TestApp): Promise<Record<string, number>> {
+  const text = await (await fetch(`${t.url}/metrics`)).text();
+  return Object.fromEntries(
+    [...text.matchAll(/^clipgate_graphql_worker_operations_total\{outcome="(\w+)"\} (\d+)/gm)].map(
+      ([, outcome, count]) => [outcome!, Number(count)],
+    ),
+  );
+}
+
+/**
+ * The costly queries on worker threads (GRAPHQL_WORKERS): on PostgreSQL, a query over
+ * GRAPHQL_WORKER_MIN_COST is executed by a thread with connections of its own and answers
+ * exactly as the event loop would have; a second instance on the same database without threads
+ * is the reference.
+ */
+describe.runIf(backends.includes('postgres'))('GraphQL worker threads on postgres', () => {
+  let threaded: TestApp;
+  let plain: TestApp;
+  let accessoryId: string;
+  let reader: string;
+
+  beforeAll(async () => {
+    threaded = await startApp('postgres', { GRAPHQL_WORKERS: '2', GRAPHQL_WORKER_MIN_COST: '100' });
+    plain = await startApp('postgres', { DATABASE_URL: threaded.config.databaseUrl! });
+    const seeded = await seedAccessory(threaded);
+    accessoryId = seeded.accessoryId;
+    await seedActivities(threaded, seeded.ingest, accessoryId, 12);
+    reader = await threaded.token(['activities_basic']);
+  }, 60_000);
+  afterAll(async () => {
+    await plain?.close();
+    await threaded?.close();
+  });
+
+  it('executes a costly query on a thread, with the answer the event loop gives', async () => {
+    const before = await onWorkers(threaded);
+    const answer = await post(threaded, reader, COSTLY, { id: accessoryId });
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body).data.a.activities.edges).toHaveLength(12);
+    expect(answer).toEqual(await post(plain, reader, COSTLY, { id: accessoryId }));
+    expect((await onWorkers(threaded)).ok).toBe((before.ok ?? 0) + 1);
+    expect(await onWorkers(plain)).toEqual({});
+  });
+
+  it('answers errors with the contract codes, details and paths the event loop gives', async () => {
+    const before = await onWorkers(threaded);
+    const query = costly('relevanceLevel >');
+    const answer = await post(threaded, reader, query, { id: accessoryId });
+    const { data, errors } = JSON.parse(answer.body);
+    expect(data.a.activities.edges).toHaveLength(12);
+    expect(errors).toEqual([
+      expect.objectContaining({
+        path: ['b', 'activities'],
+        extensions: expect.objectContaining({
+          code: 'INVALID_ARGUMENT',
+          details: expect.anything(),
+        }),
+      }),
+    ]);
+    expect(answer).toEqual(await post(plain, reader, query, { id: accessoryId }));
+    // A token without the scope: refused where the field resolves, on the thread.
+    const zones = await threaded.token(['zones']);
+    const refused = await post(threaded, zones, COSTLY, { id: accessoryId });
+    expect(JSON.parse(refused.body).errors[0].extensions.code).toBe('PERMISSION_DENIED');
+    expect(refused).toEqual(await post(plain, zones, COSTLY, { id: accessoryId }));
+    expect((await onWorkers(threaded)).ok).toBe((before.ok ?? 0) + 2);
+  });
+
+  it('executes light queries and mutations on the event loop', async () => {
+    const before = await onWorkers(threaded);
+    expect((await post(threaded, reader, LIGHT, { id: accessoryId })).status).toBe(200);
+    await seedActivities(threaded, (await seedAccessory(threaded)).ingest, accessoryId, 1);
+    expect(await onWorkers(threaded)).toEqual(before);
+  });
+});
+
+describe.runIf(backends.includes('postgres'))(
+  'a GraphQL worker thread cut off from postgres',
+  () => {
+    let t: TestApp;
+    let proxy: TcpProxy;
+    let drop: () => Promise<void>;
+
+    beforeAll(async () => {
+      const db = await freshPostgres();
+      drop = db.drop;
+      const target = new URL(db.url);
+      proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
+      t = await startApp('postgres', {
+        DATABASE_URL: proxy.via(db.url),
+        GRAPHQL_WORKERS: '1',
+        GRAPHQL_WORKER_MIN_COST: '100',
+      });
+    }, 60_000);
+    afterAll(async () => {
+      proxy?.restore();
+      await t?.close();
+      await proxy?.close();
+      await drop?.();
+    });
+
+    it('answers 503 UNAVAILABLE with Retry-After, and recovers on its own', async () => {
+      const { ingest, accessoryId } = await seedAccessory(t);
+      await seedActivities(t, ingest, accessoryId, 2);
+      const reader = await t.token(['activities_basic']);
+      expect((await post(t, reader, COSTLY, { id: accessoryId })).status).toBe(200);
+
+      proxy.cut();
+      const cut = await post(t, reader, COSTLY, { id: accessoryId });
+      expect(cut.status).toBe(503);
+      expect(cut.retryAfter).toBe('2');
+      expect(JSON.parse(cut.body).errors[0].extensions.code).toBe('UNAVAILABLE');
+
+      proxy.restore();
+      const back = await post(t, reader, COSTLY, { id: accessoryId });
+      expect(back.status).toBe(200);
+      expect(JSON.parse(back.body).data.a.activities.edges).toHaveLength(2);
+      expect((await onWorkers(t)).ok).toBe(3);
+    });
+  },
+);
+
+describe('GRAPHQL_WORKERS on the embedded database', () => {
+  it('is ignored: every query executes on the event loop', async () => {
+    const t = await startApp('pglite', { GRAPHQL_WORKERS: '1', GRAPHQL_WORKER_MIN_COST: '100' });
+    try {
+      const { ingest, accessoryId } = await seedAccessory(t);
+      await seedActivities(t, ingest, accessoryId, 2);
+      const answer = await post(t, await t.token(['activities_basic']), COSTLY, {
+        id: accessoryId,
+      });
+      expect(answer.status).toBe(200);
+      expect(JSON.parse(answer.body).data.a.activities.edges).toHaveLength(2);
+      expect(await onWorkers(t)).toEqual({});
+    } finally {
+      await t.close();
+    }
+  });
+});

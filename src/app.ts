@@ -162,6 +162,12 @@ async function startGraphQLWorkers(
   }
   const workers = await GraphQLWorkers.start(config, logger, metrics);
   disposables.defer('graphql workers', () => workers.close());
+  const unsubscribe = services.signal.subscribe((events) => {
+    for (const event of events) {
+      if (event.eventType === 'account_deleted') workers.forgetAccount(event.accountId);
+    }
+  });
+  disposables.defer('graphql workers following deletions', unsubscribe);
   logger.info({ threads, minCost: config.graphqlWorkers.minCost }, 'GraphQL worker threads');
   return workers;
 }

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signDevToken } from '../src/accounts/auth.ts';
-import { TEST_SECRET } from './helpers/app.ts';
+import { backends, freshPostgres, TEST_SECRET } from './helpers/app.ts';
 import { startServiceProcess } from './helpers/process.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
@@ -70,4 +70,40 @@ describe('the production build', () => {
       expect.arrayContaining(['applied migration', 'listening', 'stopped']),
     );
   }, 90_000);
+
+  it.runIf(backends.includes('postgres'))(
+    'runs its GraphQL worker threads from the built module, on PostgreSQL',
+    async () => {
+      const db = await freshPostgres();
+      const service = await startServiceProcess(
+        [path.join(out, 'dist/main.js')],
+        {
+          DATA_DIR: path.join(out, 'data-workers'),
+          DATABASE_URL: db.url,
+          GRAPHQL_WORKERS: '1',
+          GRAPHQL_WORKER_MIN_COST: '1',
+        },
+        { cwd: out },
+      );
+      try {
+        const token = await signDevToken(TEST_SECRET, {
+          sub: 'built',
+          clientId: 'built',
+          scopes: ['service:activities_basic'],
+        });
+        const res = await fetch(`${service.url}/graphql`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ query: '{ accessories(first: 5) { edges { node { id } } } }' }),
+        });
+        expect(await res.json()).toEqual({ data: { accessories: { edges: [] } } });
+        const metrics = await (await fetch(`${service.url}/metrics`)).text();
+        expect(metrics).toMatch(/^clipgate_graphql_worker_operations_total\{outcome="ok"\} 1$/m);
+      } finally {
+        expect(await service.stop()).toBe(0);
+        await db.drop();
+      }
+    },
+    90_000,
+  );
 });

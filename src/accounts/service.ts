@@ -77,6 +77,11 @@ export class AccountService {
     return view(row);
   }
 
+  /** Drops what is cached of an account (changed or deleted, here or by another thread). */
+  forgetAccount(accountId: string): void {
+    this.#bySubject.deleteWhere((a) => a.accountId === accountId);
+  }
+
   async setRetention(accountId: string, retentionDays: number): Promise<AccountView> {
     const days = checkRetentionDays(retentionDays);
     const { count } = await this.db.prisma.account.updateMany({
@@ -84,7 +89,7 @@ export class AccountService {
       data: { retentionDays: days },
     });
     if (count === 0) throw notFound('account');
-    this.#bySubject.deleteWhere((a) => a.accountId === accountId);
+    this.forgetAccount(accountId);
     return (await this.get(accountId))!;
   }
 
@@ -101,7 +106,7 @@ export class AccountService {
       if (count === 0) throw notFound('account');
       return events;
     });
-    this.#bySubject.deleteWhere((a) => a.accountId === accountId);
+    this.forgetAccount(accountId);
     this.signal.committed(stored);
   }
 }

@@ -1,7 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type * as WorkerThreads from 'node:worker_threads';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { backends, freshPostgres, startApp, type TestApp } from '../helpers/app.ts';
 import { seedAccessory, seedActivities } from '../helpers/fixtures.ts';
+import { lockActivities } from '../helpers/locks.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
+
+/** Every worker thread the apps of this file start, in order, so a test can stop one. */
+const threads = vi.hoisted((): WorkerThreads.Worker[] => []);
+vi.mock('node:worker_threads', async (importOriginal) => {
+  const actual = await importOriginal<typeof WorkerThreads>();
+  class Recorded extends actual.Worker {
+    constructor(...args: ConstructorParameters<typeof actual.Worker>) {
+      super(...args);
+      threads.push(this);
+    }
+  }
+  return { ...actual, Worker: Recorded };
+});
 
 // Two pages of everything an activity has: about 4,600 cost points, over the thresholds below.
 const page = (alias: string, filter: string) => `
@@ -94,6 +109,60 @@ describe.runIf(backends.includes('postgres'))('GraphQL worker threads on postgre
     expect(JSON.parse(refused.body).errors[0].extensions.code).toBe('PERMISSION_DENIED');
     expect(refused).toEqual(await post(plain, zones, COSTLY, { id: accessoryId }));
     expect((await onWorkers(threaded)).ok).toBe((before.ok ?? 0) + 2);
+  });
+
+  it('forgets a deleted account as the instance does', async () => {
+    const seeded = await seedAccessory(threaded, 'user-3', 'camera-3');
+    await seedActivities(threaded, seeded.ingest, seeded.accessoryId, 1);
+    const viewer = await threaded.token(['activities_basic'], 'user-3');
+    const variables = { id: seeded.accessoryId };
+    // The thread caches the account and the accessory.
+    expect(
+      JSON.parse((await post(threaded, viewer, COSTLY, variables)).body).data.a,
+    ).not.toBeNull();
+    const admin = await threaded.token(['admin'], 'an-admin');
+    const deleted = await post(
+      threaded,
+      admin,
+      'mutation($a: ID!) { deleteAccount(accountId: $a) }',
+      {
+        a: seeded.accountId,
+      },
+    );
+    expect(JSON.parse(deleted.body).data.deleteAccount).toBe(true);
+    const after = await post(threaded, viewer, COSTLY, variables);
+    expect(JSON.parse(after.body).data).toEqual({ a: null, b: null });
+    expect(after).toEqual(await post(plain, viewer, COSTLY, variables));
+  });
+
+  it('fails the queries of a thread that stops with 503 and Retry-After, and starts it again', async () => {
+    const started = threads.length;
+    const locked = await lockActivities(threaded);
+    try {
+      const inFlight = post(threaded, reader, COSTLY, { id: accessoryId });
+      await locked.settle(1, 0);
+      // The first thread took it: with none in flight, the first ready thread is chosen.
+      await threads[started - 2]!.terminate();
+      const answer = await inFlight;
+      expect(answer.status).toBe(503);
+      expect(answer.retryAfter).toBe('1');
+      expect(JSON.parse(answer.body).errors[0].extensions.code).toBe('UNAVAILABLE');
+    } finally {
+      await locked.release();
+      await locked.end();
+    }
+    expect((await onWorkers(threaded)).failed).toBe(1);
+    await vi.waitFor(() => expect(threads).toHaveLength(started + 1), { timeout: 10_000 });
+    // With the other thread stopped too, the one started again executes the next query.
+    await threads[started - 1]!.terminate();
+    const before = await onWorkers(threaded);
+    await vi.waitFor(
+      async () => {
+        expect((await post(threaded, reader, COSTLY, { id: accessoryId })).status).toBe(200);
+        expect((await onWorkers(threaded)).ok).toBeGreaterThan(before.ok ?? 0);
+      },
+      { timeout: 10_000, interval: 100 },
+    );
   });
 
   it('executes light queries and mutations on the event loop', async () => {

@@ -2,14 +2,20 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { GraphQLError, print, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import {
+  GraphQLError,
+  print,
+  type ExecutionArgs,
+  type ExecutionResult,
+  type Source,
+} from 'graphql';
 import type { Principal } from '../../accounts/auth.ts';
 import type { Config } from '../../config.ts';
 import type { Metrics } from '../../http/metrics.ts';
 import type { Logger } from '../../logger.ts';
 import { AppError } from '../../errors.ts';
 import { requestError } from '../errors.ts';
-import type { FromWorker, SerializedError, ToWorker, WorkerData } from './protocol.ts';
+import type { FromWorker, ToWorker, WorkerData } from './protocol.ts';
 
 /** A thread that stopped less than this after it started is started again only after it. */
 const RESTART_DELAY_MS = 1000;
@@ -21,8 +27,10 @@ interface Thread {
   ready: boolean;
   startedAt: number;
   /** The executions sent to it, by id: each settles with the thread's reply, or none. */
-  pending: Map<number, (reply: Extract<FromWorker, { type: 'result' }> | undefined) => void>;
+  pending: Map<number, (reply: Reply | undefined) => void>;
 }
+
+type Reply = Extract<FromWorker, { type: 'result' }>;
 
 /**
  * Worker threads that execute GraphQL queries (GRAPHQL_WORKERS), so that a costly query (three
@@ -131,21 +139,17 @@ export class GraphQLWorkers {
           resolve({ errors: [stopped()] });
           return;
         }
-        const source = document.loc?.source;
-        resolve({
-          ...(reply.data !== undefined && {
-            data: JSON.parse(reply.data) as Record<string, unknown>,
-          }),
-          ...(reply.errors && {
-            errors: reply.errors.map((error: SerializedError) => {
-              const { message: text, positions, path: at, extensions } = error;
-              return new GraphQLError(text, { source, positions, path: at, extensions });
-            }),
-          }),
-        });
+        resolve(result(reply, document.loc?.source));
       });
       worker.postMessage(message);
     });
+  }
+
+  /** An account was deleted: each thread's caches forget it (protocol.ts). */
+  forgetAccount(accountId: string): void {
+    for (const thread of this.#threads) {
+      thread?.worker.postMessage({ type: 'forget', accountId } satisfies ToWorker);
+    }
   }
 
   /** Lets each thread close its connections, then ends it. */
@@ -162,6 +166,35 @@ export class GraphQLWorkers {
       }),
     );
   }
+}
+
+/**
+ * A thread's reply as Yoga takes an execution result. Without errors, the data the thread
+ * serialized is written out as it is (`stringify`, which Yoga calls instead of JSON.stringify):
+ * parsing it here only to serialize it again would cost this event loop about as much as
+ * executing the query did. With errors, the errors are GraphQL errors again, which Yoga masks
+ * and turns into an HTTP status as on this thread.
+ */
+function result(reply: Reply, source: Source | undefined): ExecutionResult {
+  const { data, errors } = reply;
+  if (!errors) {
+    const json = data ?? 'null';
+    let parsed: Record<string, unknown> | undefined;
+    const written: ExecutionResult & { stringify(): string } = {
+      // For whoever reads it (nothing on the way out does).
+      get data() {
+        return (parsed ??= JSON.parse(json) as Record<string, unknown>);
+      },
+      stringify: () => `{"data":${json}}`,
+    };
+    return written;
+  }
+  return {
+    ...(data !== undefined && { data: JSON.parse(data) as Record<string, unknown> }),
+    errors: errors.map(({ message, positions, path: at, extensions }) => {
+      return new GraphQLError(message, { source, positions, path: at, extensions });
+    }),
+  };
 }
 
 /**

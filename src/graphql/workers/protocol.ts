@@ -19,7 +19,11 @@ export interface ExecuteMessage {
   principal: Principal;
 }
 
-export type ToWorker = ExecuteMessage | { type: 'close' };
+/**
+ * `forget`: an account was deleted on the instance, whose own caches forgot it: so do the
+ * thread's, as a query executed there must not find what one executed on the instance would not.
+ */
+export type ToWorker = ExecuteMessage | { type: 'forget'; accountId: string } | { type: 'close' };
 
 /** A GraphQL error as the contract gives it (`extensions.code`), with where it happened. */
 export interface SerializedError {

@@ -72,6 +72,12 @@ port.on('message', (message: ToWorker) => {
     void execute(message).then((answer) => port.postMessage(answer));
     return;
   }
+  if (message.type === 'forget') {
+    services.accounts.forgetAccount(message.accountId);
+    services.accessories.forgetAccount(message.accountId);
+    services.media.lookup.forgetAccount(message.accountId);
+    return;
+  }
   // The instance sends nothing more: close what the services opened, and the thread ends.
   void disposables.dispose(logger).finally(() => port.close());
 });

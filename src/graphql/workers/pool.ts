@@ -26,6 +26,8 @@ interface Thread {
   worker: Worker;
   ready: boolean;
   startedAt: number;
+  /** Resolves once the thread has stopped, for whatever reason. */
+  exited: Promise<unknown>;
   /** The executions sent to it, by id: each settles with the thread's reply, or none. */
   pending: Map<number, (reply: Reply | undefined) => void>;
 }
@@ -74,7 +76,13 @@ export class GraphQLWorkers {
     const workerData: WorkerData = { config: this.#config, index };
     const { filename, source } = entry();
     const worker = new Worker(filename, { eval: source, workerData });
-    const thread: Thread = { worker, ready: false, startedAt: Date.now(), pending: new Map() };
+    const thread: Thread = {
+      worker,
+      ready: false,
+      startedAt: Date.now(),
+      exited: new Promise((resolve) => worker.once('exit', resolve)),
+      pending: new Map(),
+    };
     this.#threads[index] = thread;
     return new Promise((resolve, reject) => {
       worker.on('message', (message: FromWorker) => {
@@ -158,10 +166,12 @@ export class GraphQLWorkers {
     await Promise.all(
       this.#threads.map(async (thread) => {
         if (!thread) return;
-        const exited = new Promise((resolve) => thread.worker.once('exit', resolve));
         thread.worker.postMessage({ type: 'close' } satisfies ToWorker);
-        const timer = setTimeout(() => void thread.worker.terminate(), CLOSE_TIMEOUT_MS);
-        await exited;
+        const timer = setTimeout(() => {
+          this.logger.warn('a GraphQL worker thread did not close in time: terminated');
+          void thread.worker.terminate();
+        }, CLOSE_TIMEOUT_MS);
+        await thread.exited;
         clearTimeout(timer);
       }),
     );
@@ -171,8 +181,8 @@ export class GraphQLWorkers {
 /**
  * A thread's reply as Yoga takes an execution result. Without errors, the data the thread
  * serialized is written out as it is (`stringify`, which Yoga calls instead of JSON.stringify):
- * parsing it here only to serialize it again would cost this event loop about as much as
- * executing the query did. With errors, the errors are GraphQL errors again, which Yoga masks
+ * parsing it here only to serialize it again would put a parse and a stringify of up to a few
+ * hundred KB per costly query back on this event loop. With errors, the errors are GraphQL errors again, which Yoga masks
  * and turns into an HTTP status as on this thread.
  */
 function result(reply: Reply, source: Source | undefined): ExecutionResult {

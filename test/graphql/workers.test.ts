@@ -1,6 +1,7 @@
 import type * as WorkerThreads from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { backends, freshPostgres, startApp, type TestApp } from '../helpers/app.ts';
+import { postGraphQL } from '../helpers/client.ts';
 import { seedAccessory, seedActivities } from '../helpers/fixtures.ts';
 import { lockActivities } from '../helpers/locks.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
@@ -30,15 +31,7 @@ const COSTLY = costly('relevanceLevel >= 2');
 const LIGHT = `query Light($id: ID!) { accessory(id: $id) { id name } }`;
 
 async function post(t: TestApp, token: string, query: string, variables: object) {
-  const res = await fetch(`${t.url}/graphql`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${token}`,
-      'content-type': 'application/json',
-      accept: 'application/graphql-response+json',
-    },
-    body: JSON.stringify({ query, variables }),
-  });
+  const res = await postGraphQL(t.url, token, query, variables);
   return { status: res.status, retryAfter: res.headers.get('retry-after'), body: await res.text() };
 }
 

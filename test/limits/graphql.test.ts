@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends, startApp, type TestApp } from '../helpers/app.ts';
+import { postGraphQL } from '../helpers/client.ts';
 import { seedAccessory } from '../helpers/fixtures.ts';
 import { lockActivities } from '../helpers/locks.ts';
 import { wsClient } from '../events/live-helpers.ts';
@@ -23,16 +24,7 @@ describe.each(backends)('GraphQL operation limits on %s', (backend) => {
   afterAll(() => t.close());
 
   async function post(token: string, query: string, variables?: object): Promise<Answer> {
-    const res = await fetch(`${t.url}/graphql`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${token}`,
-        'content-type': 'application/json',
-        // GraphQL over HTTP: with this media type, a request error is a 400 (200 for plain JSON).
-        accept: 'application/graphql-response+json',
-      },
-      body: JSON.stringify({ query, variables }),
-    });
+    const res = await postGraphQL(t.url, token, query, variables);
     return { status: res.status, ...((await res.json()) as object) };
   }
 

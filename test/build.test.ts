@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signDevToken } from '../src/accounts/auth.ts';
 import { backends, freshPostgres, TEST_SECRET } from './helpers/app.ts';
+import { postGraphQL } from './helpers/client.ts';
 import { startServiceProcess } from './helpers/process.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
@@ -91,11 +92,8 @@ describe('the production build', () => {
           clientId: 'built',
           scopes: ['service:activities_basic'],
         });
-        const res = await fetch(`${service.url}/graphql`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ query: '{ accessories(first: 5) { edges { node { id } } } }' }),
-        });
+        const query = '{ accessories(first: 5) { edges { node { id } } } }';
+        const res = await postGraphQL(service.url, token, query);
         expect(await res.json()).toEqual({ data: { accessories: { edges: [] } } });
         const metrics = await (await fetch(`${service.url}/metrics`)).text();
         expect(metrics).toMatch(/^clipgate_graphql_worker_operations_total\{outcome="ok"\} 1$/m);

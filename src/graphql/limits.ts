@@ -23,7 +23,8 @@ import type { LimitsConfig } from '../config.ts';
  * size when absent), and one with an `ids` list (`nodes`) by the number of ids. Over a limit: INVALID_ARGUMENT naming the limit, its value and what was
  * measured, answered like a validation error. Within the limit, the cost is then taken from the
  * caller's cost budget (`refusals.charge`), and a query or mutation executes once the caller's
- * share of the instance has room for it (`refusals.begin`), here or where `refusals.elsewhere` sends it.
+ * share of the instance has room for it (`refusals.begin`), here or where `refusals.elsewhere`
+ * sends it.
  */
 export interface LimitRefusals {
   refused(): void;

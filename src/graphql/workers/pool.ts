@@ -104,7 +104,7 @@ export class GraphQLWorkers {
         thread.ready = false;
         for (const settle of thread.pending.values()) settle(undefined);
         thread.pending.clear();
-        if (this.#closing || this.#threads[index] !== thread) return;
+        if (this.#closing) return;
         this.logger.warn(
           { graphqlWorker: index, code },
           'GraphQL worker thread stopped; starting it again',

@@ -61,7 +61,7 @@ function reply(id: number, result: { data?: unknown; errors?: readonly unknown[]
         message: masked.message,
         positions: masked.positions,
         path: masked.path,
-        extensions: { ...masked.extensions },
+        extensions: masked.extensions,
       };
     }),
   };

@@ -5,6 +5,7 @@ import { accountRoutes } from './accounts/rest.ts';
 import { activityRoutes } from './activities/rest.ts';
 import type { Config } from './config.ts';
 import { graphqlHandler, createGraphQL } from './graphql/yoga.ts';
+import { graphqlErrorBody } from './graphql/errors.ts';
 import { GraphQLWorkers } from './graphql/workers/pool.ts';
 import { attachWebSockets } from './graphql/ws.ts';
 import { openApiDocument } from './http/openapi.ts';
@@ -73,6 +74,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     const server = createHttpServer({
       metrics: services.metrics,
       logger,
+      errorBody: (pathname, error) =>
+        pathname === '/graphql' ? graphqlErrorBody(error) : error.toJSON(),
       handlers: [
         // Health and metrics are answered even when the instance sheds load.
         operationsHandler({

@@ -72,3 +72,13 @@ export function requestError(error: AppError): GraphQLError {
     },
   });
 }
+
+/**
+ * An error answered on `/graphql` before Yoga runs (shedding, a fault while reading the body), in
+ * GraphQL's shape as Yoga would answer it, so that a GraphQL client finds `errors` in any answer.
+ */
+export function graphqlErrorBody(error: AppError) {
+  return {
+    errors: [{ message: error.message, extensions: { code: error.code, details: error.details } }],
+  };
+}

@@ -54,13 +54,17 @@ export class LagMonitor {
   }
 }
 
-export const overloaded = () =>
-  new AppError(
-    'UNAVAILABLE',
-    'the service is overloaded; retry shortly',
-    { retryAfterSeconds: SHED_S },
-    { 'Retry-After': String(SHED_S) },
-  );
+/** The refusal of a request while the instance is overloaded: counted as `shed` (not `unavailable`). */
+export class Shed extends AppError {
+  constructor() {
+    super(
+      'UNAVAILABLE',
+      'the service is overloaded; retry shortly',
+      { retryAfterSeconds: SHED_S },
+      { 'Retry-After': String(SHED_S) },
+    );
+  }
+}
 
 /** Refuses every request that reaches it while the instance is overloaded. */
 export function sheddingHandler(
@@ -70,6 +74,6 @@ export function sheddingHandler(
   return async () => {
     if (!monitor.overloaded) return undefined;
     metrics.refusals.inc({ reason: 'shed' });
-    throw overloaded();
+    throw new Shed();
   };
 }

@@ -4,6 +4,7 @@ import type { Logger } from '../logger.ts';
 import { traceRequest } from '../telemetry/tracing.ts';
 import { databaseUnavailable, isDatabaseUnavailable } from '../storage/faults.ts';
 import { sendJson } from './json.ts';
+import { Shed } from './overload.ts';
 import type { Metrics } from './metrics.ts';
 
 /**
@@ -45,12 +46,22 @@ export interface HttpServerOptions {
   handlers: HttpHandler[];
   metrics: Pick<Metrics, 'requests' | 'latency' | 'refusals'>;
   logger: Logger;
+  /** The body of an error answer on `pathname`; by default the REST shape, `AppError.toJSON()`. */
+  errorBody?: (pathname: string, error: AppError) => unknown;
 }
 
 /** Node's HTTP server over an ordered list of handlers, with request metrics and error answers. */
-export function createHttpServer({ handlers, metrics, logger }: HttpServerOptions): http.Server {
-  async function route(req: http.IncomingMessage, res: http.ServerResponse): Promise<string> {
-    const pathname = requestPath(req.url);
+export function createHttpServer({
+  handlers,
+  metrics,
+  logger,
+  errorBody = (_pathname, error) => error.toJSON(),
+}: HttpServerOptions): http.Server {
+  async function route(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    pathname: string,
+  ): Promise<string> {
     for (const handle of handlers) {
       const label = await handle(req, res, pathname);
       if (label !== undefined) return label;
@@ -60,6 +71,7 @@ export function createHttpServer({ handlers, metrics, logger }: HttpServerOption
 
   return http.createServer((req, res) => {
     const started = process.hrtime.bigint();
+    const pathname = requestPath(req.url);
     let label = 'unmatched';
     // Counted once the answer is sent and its handler has named the route: a handler that
     // answers at once sees its response finish before it returns the name.
@@ -80,7 +92,7 @@ export function createHttpServer({ handlers, metrics, logger }: HttpServerOption
       res,
       () => label,
       () =>
-        route(req, res).then(
+        route(req, res, pathname).then(
           (matched) => {
             label = matched;
             routed = true;
@@ -91,9 +103,11 @@ export function createHttpServer({ handlers, metrics, logger }: HttpServerOption
             count();
             const error = toAppError(err);
             if (error.code === 'INTERNAL') logger.error({ err, url: req.url }, 'request failed');
-            if (error.code === 'UNAVAILABLE') metrics.refusals.inc({ reason: 'unavailable' });
+            if (error.code === 'UNAVAILABLE' && !(error instanceof Shed)) {
+              metrics.refusals.inc({ reason: 'unavailable' });
+            }
             if (res.headersSent) return res.destroy();
-            sendJson(res, error.status, error.toJSON(), error.headers);
+            sendJson(res, error.status, errorBody(pathname, error), error.headers);
             // Whatever body was not read stays unread; do not keep a connection with it.
             if (!req.complete) res.on('finish', () => req.destroy());
           },

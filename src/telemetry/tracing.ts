@@ -140,9 +140,7 @@ export function traceCall<T>(
   describe: (result: T) => { attributes: Attributes; error?: string },
 ): Promise<T> {
   if (!tracer) return call(undefined);
-  const parent = storedTraceparent
-    ? propagation.extract(ROOT_CONTEXT, { traceparent: storedTraceparent })
-    : ROOT_CONTEXT;
+  const parent = storedContext(storedTraceparent);
   return inSpan(
     tracer,
     name,
@@ -156,4 +154,21 @@ export function traceCall<T>(
     },
     parent,
   );
+}
+
+/** The context a stored `traceparent` continues (null or absent: a trace of its own). */
+const storedContext = (traceparent: string | null | undefined): Context =>
+  traceparent ? propagation.extract(ROOT_CONTEXT, { traceparent }) : ROOT_CONTEXT;
+
+/**
+ * Runs `fn` in a span continuing a trace handed over from elsewhere by its `traceparent` (a
+ * GraphQL worker thread continues the operation of its instance); plain while tracing is off.
+ */
+export function continueTrace<T>(
+  name: string,
+  traceparent: string | undefined,
+  fn: (span: Span | undefined) => Promise<T>,
+): Promise<T> {
+  if (!tracer) return fn(undefined);
+  return inSpan(tracer, name, {}, fn, storedContext(traceparent));
 }

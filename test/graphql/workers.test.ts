@@ -1,9 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import type * as WorkerThreads from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { backends, freshPostgres, startApp, type TestApp } from '../helpers/app.ts';
 import { postGraphQL } from '../helpers/client.ts';
 import { seedAccessory, seedActivities } from '../helpers/fixtures.ts';
 import { lockActivities } from '../helpers/locks.ts';
+import { startCollector, type Collector, type OtlpSpan } from '../helpers/otlp.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
 
 /** Every worker thread the apps of this file start, in order, so a test can stop one. */
@@ -211,6 +213,51 @@ describe.runIf(backends.includes('postgres'))(
     });
   },
 );
+
+describe.runIf(backends.includes('postgres'))('tracing a query on a GraphQL worker thread', () => {
+  let collector: Collector;
+  beforeAll(async () => {
+    collector = await startCollector();
+  });
+  afterAll(() => collector?.close());
+
+  it("continues the operation's trace in the thread, with its SQL inside", async () => {
+    const t = await startApp('postgres', {
+      GRAPHQL_WORKERS: '1',
+      GRAPHQL_WORKER_MIN_COST: '100',
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+    });
+    // The client's own trace, which the answer's spans continue.
+    const traceId = randomBytes(16).toString('hex');
+    try {
+      const { ingest, accessoryId } = await seedAccessory(t);
+      await seedActivities(t, ingest, accessoryId, 2);
+      const res = await postGraphQL(
+        t.url,
+        await t.token(['activities_basic']),
+        COSTLY,
+        { id: accessoryId },
+        { traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` },
+      );
+      expect(res.status).toBe(200);
+      expect((await onWorkers(t)).ok).toBe(1);
+    } finally {
+      // Flushes the spans of the instance and of its thread.
+      await t.close();
+    }
+    const spans = collector.spans().filter((span) => span.traceId === traceId);
+    const byId = new Map(spans.map((span) => [span.spanId, span]));
+    const worker = spans.find((span) => span.name === 'graphql.worker');
+    expect(worker).toBeDefined();
+    expect(byId.get(worker!.parentSpanId!)?.name).toBe('graphql.execute');
+    const under = (span: OtlpSpan, ancestor: OtlpSpan): boolean => {
+      const parent = span.parentSpanId ? byId.get(span.parentSpanId) : undefined;
+      return parent !== undefined && (parent === ancestor || under(parent, ancestor));
+    };
+    const inThread = spans.filter((span) => under(span, worker!)).map((span) => span.name);
+    expect(inThread).toContainEqual(expect.stringMatching(/^(pg\.query|prisma:)/));
+  });
+});
 
 describe('GRAPHQL_WORKERS on the embedded database', () => {
   it('is ignored: every query executes on the event loop', async () => {

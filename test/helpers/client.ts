@@ -39,6 +39,7 @@ export function postGraphQL(
   token: string,
   query: string,
   variables?: object,
+  headers: Record<string, string> = {},
 ): Promise<Response> {
   return fetch(`${baseUrl}/graphql`, {
     method: 'POST',
@@ -46,6 +47,7 @@ export function postGraphQL(
       authorization: `Bearer ${token}`,
       'content-type': 'application/json',
       accept: 'application/graphql-response+json',
+      ...headers,
     },
     body: JSON.stringify({ query, variables }),
   });

@@ -1,41 +1,9 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends, startApp } from '../helpers/app.ts';
-
-interface OtlpTraces {
-  resourceSpans: {
-    resource: { attributes: { key: string; value: unknown }[] };
-    scopeSpans: { spans: { name: string }[] }[];
-  }[];
-}
-
-/** A loopback OTLP/HTTP collector that keeps what it is sent. */
-async function startCollector() {
-  const posts: { path: string; contentType: string; body: Buffer }[] = [];
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      posts.push({
-        path: req.url ?? '',
-        contentType: String(req.headers['content-type']),
-        body: Buffer.concat(chunks),
-      });
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    posts,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
+import { startCollector, type Collector, type OtlpTraces } from '../helpers/otlp.ts';
 
 describe.each(backends)('OTLP export on %s', (backend) => {
-  let collector: Awaited<ReturnType<typeof startCollector>>;
+  let collector: Collector;
   beforeAll(async () => {
     collector = await startCollector();
   });
@@ -54,8 +22,7 @@ describe.each(backends)('OTLP export on %s', (backend) => {
     // OTLP/HTTP with JSON bodies: the resource's service.name and the spans' names.
     const exported = traces.map((p) => JSON.parse(p.body.toString('utf8')) as OtlpTraces);
     const resources = exported.flatMap((e) => e.resourceSpans);
-    const names = resources.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans.map((x) => x.name)));
-    expect(names).toContain('GET /healthz');
+    expect(collector.spans().map((span) => span.name)).toContain('GET /healthz');
     for (const { resource } of resources) {
       expect(resource.attributes).toContainEqual({
         key: 'service.name',

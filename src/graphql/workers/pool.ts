@@ -15,6 +15,7 @@ import type { Metrics } from '../../http/metrics.ts';
 import type { Logger } from '../../logger.ts';
 import { AppError } from '../../errors.ts';
 import { requestError } from '../errors.ts';
+import { currentTraceparent } from '../../telemetry/tracing.ts';
 import type { FromWorker, ToWorker, WorkerData } from './protocol.ts';
 
 /** A thread that stopped less than this after it started is started again only after it. */
@@ -55,8 +56,10 @@ export class GraphQLWorkers {
     private readonly logger: Logger,
     private readonly metrics: Metrics,
   ) {
-    // A thread opens no Redis connection (it neither rate limits nor publishes) and traces nothing.
-    this.#config = { ...config, redisUrl: undefined, telemetry: undefined };
+    // A thread opens no Redis connection (it neither rate limits nor publishes). It traces to
+    // the instance's OTLP endpoint itself; an in-process exporter (tests') stays here.
+    const telemetry = config.telemetry?.exporter ? undefined : config.telemetry;
+    this.#config = { ...config, redisUrl: undefined, telemetry };
     this.#threads = Array.from({ length: config.graphqlWorkers.threads }, () => undefined);
   }
 
@@ -138,6 +141,7 @@ export class GraphQLWorkers {
       operationName: execution.operationName ?? undefined,
       variables: execution.variableValues ?? undefined,
       principal,
+      traceparent: currentTraceparent() ?? undefined,
     };
     const { pending, worker } = thread;
     return new Promise((resolve) => {

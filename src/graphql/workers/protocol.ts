@@ -3,7 +3,10 @@ import type { Config } from '../../config.ts';
 
 /** What a worker thread starts with. */
 export interface WorkerData {
-  /** The instance's configuration, without what a thread must not open (Redis, tracing). */
+  /**
+   * The instance's configuration, without Redis (a thread neither rate limits nor publishes) and
+   * without an in-process span exporter (tests'), which cannot cross threads.
+   */
   config: Config;
   index: number;
 }
@@ -17,6 +20,8 @@ export interface ExecuteMessage {
   operationName: string | undefined;
   variables: Record<string, unknown> | undefined;
   principal: Principal;
+  /** The W3C trace context of the instance's `graphql.execute` span, while tracing is on. */
+  traceparent: string | undefined;
 }
 
 /**

@@ -8,6 +8,7 @@ import { requestContext } from '../../context.ts';
 import { Disposables } from '../../lifecycle.ts';
 import { createLogger } from '../../logger.ts';
 import { buildServices } from '../../services.ts';
+import { continueTrace, fail } from '../../telemetry/tracing.ts';
 import { graphqlContext } from '../builder.ts';
 import { toGraphQLError } from '../errors.ts';
 import { schema } from '../schema.ts';
@@ -20,6 +21,11 @@ const port = parentPort!;
 const { config, index } = workerData as WorkerData;
 const logger = createLogger(config.logLevel).child({ graphqlWorker: index });
 const disposables = new Disposables();
+if (config.telemetry) {
+  // Before the services, whose SQL is traced from their start (telemetry/database.ts).
+  const { startTelemetry } = await import('../../telemetry/start.ts');
+  disposables.defer('tracing', startTelemetry(config.telemetry));
+}
 const services = await buildServices(config, { logger, migrate: false }, disposables);
 const compiled = new Map<string, CompiledQuery | ExecutionResult>();
 
@@ -35,22 +41,32 @@ function compile(query: string, operationName: string | undefined) {
   return entry;
 }
 
-/** Executes one query: its reply, whatever happens (an error of its own fails only it). */
-async function execute(message: ExecuteMessage): Promise<FromWorker> {
-  try {
-    const entry = compile(message.query, message.operationName);
-    const context = graphqlContext(requestContext(services, message.principal));
-    const result = isCompiledQuery(entry)
-      ? await entry.query(undefined, context, message.variables ?? {})
-      : entry;
+/**
+ * Executes one query: its reply, whatever happens (an error of its own fails only it). Traced as
+ * `graphql.worker` inside the instance's `graphql.execute` span, with its SQL inside it.
+ */
+function execute(message: ExecuteMessage): Promise<FromWorker> {
+  return continueTrace('graphql.worker', message.traceparent, async (span) => {
+    let result: Result;
+    try {
+      const entry = compile(message.query, message.operationName);
+      const context = graphqlContext(requestContext(services, message.principal));
+      result = isCompiledQuery(entry)
+        ? await entry.query(undefined, context, message.variables ?? {})
+        : entry;
+    } catch (err) {
+      result = { errors: [err] };
+    }
+    if (span && result.errors?.length) fail(span, result.errors[0]);
     return reply(message.id, result);
-  } catch (err) {
-    return reply(message.id, { errors: [err] });
-  }
+  });
 }
 
+/** What an execution ends with: a result, or the error it threw. */
+type Result = { data?: unknown; errors?: readonly unknown[] };
+
 /** The result with its data as JSON and its errors as the instance's maskError gives them. */
-function reply(id: number, result: { data?: unknown; errors?: readonly unknown[] }): FromWorker {
+function reply(id: number, result: Result): FromWorker {
   return {
     type: 'result',
     id,

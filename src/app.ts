@@ -5,7 +5,7 @@ import { accountRoutes } from './accounts/rest.ts';
 import { activityRoutes } from './activities/rest.ts';
 import type { Config } from './config.ts';
 import { graphqlHandler, createGraphQL } from './graphql/yoga.ts';
-import { graphqlErrorBody } from './graphql/errors.ts';
+import { graphqlErrorAnswer } from './graphql/errors.ts';
 import { GraphQLWorkers } from './graphql/workers/pool.ts';
 import { attachWebSockets } from './graphql/ws.ts';
 import { openApiDocument } from './http/openapi.ts';
@@ -74,8 +74,11 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     const server = createHttpServer({
       metrics: services.metrics,
       logger,
-      errorBody: (pathname, error) =>
-        pathname === '/graphql' ? graphqlErrorBody(error) : error.toJSON(),
+      maxBodyBytes: config.maxBodyBytes,
+      errorAnswer: (req, pathname, error) =>
+        pathname === '/graphql'
+          ? graphqlErrorAnswer(req.headers.accept, error)
+          : { body: error.toJSON() },
       handlers: [
         // Health and metrics are answered even when the instance sheds load.
         operationsHandler({
@@ -85,7 +88,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
           draining: () => draining,
         }),
         sheddingHandler(lag, services.metrics),
-        graphqlHandler(graphql, config.maxBodyBytes),
+        graphqlHandler(graphql, services, config.maxBodyBytes),
         // Media streams raw bytes (ranges, signed URLs) instead of JSON: its own small router.
         (req, res, pathname) => handleMediaRequest(services, req, res, pathname),
         // The dashboard (web/, built into web/dist): static files at /app.

@@ -74,11 +74,19 @@ export function requestError(error: AppError): GraphQLError {
 }
 
 /**
- * An error answered on `/graphql` before Yoga runs (shedding, a fault while reading the body), in
- * GraphQL's shape as Yoga would answer it, so that a GraphQL client finds `errors` in any answer.
+ * An error answered on `/graphql` before Yoga runs (shedding, authentication, the rate limit), as
+ * Yoga would answer it: GraphQL's shape, so that a GraphQL client finds `errors` in any answer,
+ * in GraphQL over HTTP's media type when the client accepts it.
  */
-export function graphqlErrorBody(error: AppError) {
+export function graphqlErrorAnswer(accept: string | undefined, error: AppError) {
   return {
-    errors: [{ message: error.message, extensions: { code: error.code, details: error.details } }],
+    body: {
+      errors: [
+        { message: error.message, extensions: { code: error.code, details: error.details } },
+      ],
+    },
+    contentType: accept?.includes('application/graphql-response+json')
+      ? 'application/graphql-response+json; charset=utf-8'
+      : 'application/json; charset=utf-8',
   };
 }

@@ -3,7 +3,6 @@ import { useGraphQlJit } from '@envelop/graphql-jit';
 import { getOperationAST } from 'graphql';
 import { createGraphQLError, createYoga, type Plugin } from 'graphql-yoga';
 import { admit, type RequestContext } from '../context.ts';
-import { AppError } from '../errors.ts';
 import { callerOf, rateLimited } from '../limits/rate.ts';
 import { CostShares } from '../limits/shares.ts';
 import type { HttpHandler } from '../http/server.ts';
@@ -17,10 +16,12 @@ import { schema } from './schema.ts';
 import { sharedEventResults } from './shared-events.ts';
 import type { GraphQLWorkers } from './workers/pool.ts';
 
-/** What Yoga is handed by the HTTP server, and by the WebSocket adapter (`wsContext`). */
+/** What Yoga is handed by the HTTP server (`caller`), and by the WebSocket adapter (`wsContext`). */
 export interface ServerContext {
   req: http.IncomingMessage;
   res: http.ServerResponse;
+  /** An HTTP request's caller, authenticated and counted by graphqlHandler before Yoga runs. */
+  caller?: RequestContext;
   /** A graphql-ws connection, authenticated once in connection_init (graphql/ws.ts). */
   wsContext?: RequestContext;
 }
@@ -39,19 +40,13 @@ export function createGraphQL(services: Services, workers?: GraphQLWorkers) {
     logging: false,
     // Called once per operation, also for each operation of a WebSocket connection (counted
     // by the WebSocket adapter when it subscribes).
-    context: async ({ request, wsContext, res }) => {
-      let caller = wsContext;
-      try {
-        caller ??= await admit(services, request.headers.get('authorization'), res);
-      } catch (err) {
-        throw err instanceof AppError ? requestError(err) : err;
-      }
-      // A WebSocket operation has no request of its own (and no Idempotency-Key).
-      return graphqlContext(
-        caller,
-        wsContext ? undefined : (request.headers.get('idempotency-key') ?? undefined),
-      );
-    },
+    context: ({ request, wsContext, caller }) =>
+      // A WebSocket operation has no request of its own (and no Idempotency-Key). Every HTTP
+      // request Yoga executes came through graphqlHandler, which gave it its caller (only a CORS
+      // preflight did not, and Yoga answers that itself).
+      wsContext
+        ? graphqlContext(wsContext)
+        : graphqlContext(caller!, request.headers.get('idempotency-key') ?? undefined),
     maskedErrors: {
       maskError: (error) => {
         const masked = toGraphQLError(error, services.logger);
@@ -160,11 +155,23 @@ async function readBody(req: http.IncomingMessage, limit: number): Promise<void>
   if (size > 0) Object.assign(req, { body: Buffer.concat(chunks, size) });
 }
 
-export function graphqlHandler(yoga: GraphQLServer, maxBodyBytes: number): HttpHandler {
+/**
+ * GraphQL over HTTP and SSE on `/graphql`. The request is authenticated and taken from its
+ * client's rate-limit bucket before Yoga runs, as REST requests are: a refusal (401, 429) costs
+ * no GraphQL request pipeline, and is answered in GraphQL's shape all the same (app.ts).
+ */
+export function graphqlHandler(
+  yoga: GraphQLServer,
+  services: Services,
+  maxBodyBytes: number,
+): HttpHandler {
   return async (req, res, pathname) => {
     if (pathname !== '/graphql') return undefined;
+    // A CORS preflight carries no credentials; Yoga answers it.
+    const caller =
+      req.method === 'OPTIONS' ? undefined : await admit(services, req.headers.authorization, res);
     if (req.method === 'POST') await readBody(req, maxBodyBytes);
-    await yoga(req, res);
+    await yoga(req, res, { caller });
     return pathname;
   };
 }

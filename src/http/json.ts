@@ -6,6 +6,7 @@ export function sendJson(
   status: number,
   body: unknown,
   headers: Record<string, string> = {},
+  contentType = 'application/json; charset=utf-8',
 ): void {
   if (body === undefined) {
     res.writeHead(status, headers).end();
@@ -14,7 +15,7 @@ export function sendJson(
   const json = JSON.stringify(body);
   res.writeHead(status, {
     ...headers,
-    'content-type': 'application/json; charset=utf-8',
+    'content-type': contentType,
     'content-length': Buffer.byteLength(json),
   });
   res.end(json);

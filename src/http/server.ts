@@ -46,8 +46,14 @@ export interface HttpServerOptions {
   handlers: HttpHandler[];
   metrics: Pick<Metrics, 'requests' | 'latency' | 'refusals'>;
   logger: Logger;
-  /** The body of an error answer on `pathname`; by default the REST shape, `AppError.toJSON()`. */
-  errorBody?: (pathname: string, error: AppError) => unknown;
+  /** The body limit: an error answered before a body within it has arrived keeps its connection. */
+  maxBodyBytes: number;
+  /** An error answer's JSON body and media type; by default the REST shape, `AppError.toJSON()`. */
+  errorAnswer?: (
+    req: http.IncomingMessage,
+    pathname: string,
+    error: AppError,
+  ) => { body: unknown; contentType?: string };
 }
 
 /** Node's HTTP server over an ordered list of handlers, with request metrics and error answers. */
@@ -55,7 +61,8 @@ export function createHttpServer({
   handlers,
   metrics,
   logger,
-  errorBody = (_pathname, error) => error.toJSON(),
+  maxBodyBytes,
+  errorAnswer = (_req, _pathname, error) => ({ body: error.toJSON() }),
 }: HttpServerOptions): http.Server {
   async function route(
     req: http.IncomingMessage,
@@ -107,9 +114,16 @@ export function createHttpServer({
               metrics.refusals.inc({ reason: 'unavailable' });
             }
             if (res.headersSent) return res.destroy();
-            sendJson(res, error.status, errorBody(pathname, error), error.headers);
-            // Whatever body was not read stays unread; do not keep a connection with it.
-            if (!req.complete) res.on('finish', () => req.destroy());
+            const { body, contentType } = errorAnswer(req, pathname, error);
+            sendJson(res, error.status, body, error.headers, contentType);
+            // A body still arriving when the answer goes out (a request refused before its body
+            // was read): one within the body limit is read and dropped by Node, so that the
+            // client reads its answer, not a reset, and keeps its connection. A larger one, or
+            // one of unknown length, closes the connection instead.
+            const declared = Number(req.headers['content-length'] ?? NaN);
+            if (!req.complete && !(declared <= maxBodyBytes)) {
+              res.on('finish', () => req.destroy());
+            }
           },
         ),
     );

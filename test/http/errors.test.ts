@@ -1,5 +1,6 @@
+import net from 'node:net';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { backends, startApp, type TestApp } from '../helpers/app.ts';
 import { rest } from '../helpers/client.ts';
 import { seedAccessory } from '../helpers/fixtures.ts';
@@ -106,6 +107,31 @@ describe.each(backends)('HTTP errors on %s', (backend) => {
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe(
       'PAYLOAD_TOO_LARGE',
     );
+  });
+
+  it('keeps the connection of a request refused before its body arrived', async () => {
+    // Refused for its missing token as soon as its headers are read; its body comes after the
+    // answer, and the next request on the same connection is answered.
+    for (const target of [listPath(), '/graphql']) {
+      const socket = net.connect(Number(new URL(t.url).port), '127.0.0.1');
+      let received = '';
+      socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
+      const answered = (count: number) =>
+        vi.waitFor(() => expect(received.match(/HTTP\/1\.1 \d{3} /g)).toHaveLength(count), {
+          timeout: 5000,
+          interval: 20,
+        });
+      socket.write(
+        `POST ${target} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n` +
+          'Content-Length: 2\r\n\r\n',
+      );
+      await answered(1);
+      expect(received).toMatch(/^HTTP\/1\.1 401 /);
+      socket.write('{}GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n');
+      await answered(2);
+      expect(received).toMatch(/}HTTP\/1\.1 200 OK/);
+      socket.destroy();
+    }
   });
 
   it('never answers 5xx to random REST bodies or GraphQL variables', async () => {

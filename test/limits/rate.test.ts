@@ -164,6 +164,19 @@ describe.each(backends)('rate limits on %s', (backend) => {
     expect((await list(reader)).status).toBe(200);
   });
 
+  it('counts a malformed GraphQL request too, which carries the headers with its 400', async () => {
+    const reader = await t.token(['activities_basic'], 'user-1', 'malformed-client');
+    const malformed = await fetch(`${t.url}/graphql`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${reader}`, 'content-type': 'application/json' },
+      body: '{"query": ',
+    });
+    expect(malformed.status).toBe(400);
+    expect(malformed.headers.get('ratelimit')).toMatch(/^"default";r=4;t=\d+$/);
+    const next = await graphql(reader);
+    expect(next.headers.get('ratelimit')).toMatch(/^"default";r=3;t=\d+$/);
+  });
+
   it('holds the refusals of a client that keeps sending after its 429s', async () => {
     const reader = await t.token(['activities_basic'], 'user-1', 'impatient-client');
     while ((await list(reader)).status !== 429);

@@ -87,7 +87,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
           openapi,
           draining: () => draining,
         }),
-        sheddingHandler(lag, services.metrics),
+        sheddingHandler(lag),
         graphqlHandler(graphql, services, config.maxBodyBytes),
         // Media streams raw bytes (ranges, signed URLs) instead of JSON: its own small router.
         (req, res, pathname) => handleMediaRequest(services, req, res, pathname),

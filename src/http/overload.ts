@@ -1,5 +1,4 @@
 import { AppError } from '../errors.ts';
-import type { Metrics } from './metrics.ts';
 import type { HttpHandler } from './server.ts';
 
 /** How often the event loop's lag is sampled. */
@@ -54,7 +53,7 @@ export class LagMonitor {
   }
 }
 
-/** The refusal of a request while the instance is overloaded: counted as `shed` (not `unavailable`). */
+/** The refusal of a request while the instance is overloaded: counted as `shed` (server.ts). */
 export class Shed extends AppError {
   constructor() {
     super(
@@ -67,13 +66,9 @@ export class Shed extends AppError {
 }
 
 /** Refuses every request that reaches it while the instance is overloaded. */
-export function sheddingHandler(
-  monitor: LagMonitor,
-  metrics: Pick<Metrics, 'refusals'>,
-): HttpHandler {
+export function sheddingHandler(monitor: LagMonitor): HttpHandler {
   return async () => {
-    if (!monitor.overloaded) return undefined;
-    metrics.refusals.inc({ reason: 'shed' });
-    throw new Shed();
+    if (monitor.overloaded) throw new Shed();
+    return undefined;
   };
 }

@@ -110,8 +110,8 @@ export function createHttpServer({
             count();
             const error = toAppError(err);
             if (error.code === 'INTERNAL') logger.error({ err, url: req.url }, 'request failed');
-            if (error.code === 'UNAVAILABLE' && !(error instanceof Shed)) {
-              metrics.refusals.inc({ reason: 'unavailable' });
+            if (error.code === 'UNAVAILABLE') {
+              metrics.refusals.inc({ reason: error instanceof Shed ? 'shed' : 'unavailable' });
             }
             if (res.headersSent) return res.destroy();
             const { body, contentType } = errorAnswer(req, pathname, error);

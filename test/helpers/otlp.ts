@@ -35,15 +35,17 @@ export async function startCollector() {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+  /** What every trace export so far carried, resource by resource. */
+  const resourceSpans = () =>
+    posts
+      .filter((p) => p.path === '/v1/traces')
+      .flatMap((p) => (JSON.parse(p.body.toString('utf8')) as OtlpTraces).resourceSpans);
   return {
     url: `http://127.0.0.1:${port}`,
     posts,
+    resourceSpans,
     /** Every span exported so far, from every resource. */
-    spans: (): OtlpSpan[] =>
-      posts
-        .filter((p) => p.path === '/v1/traces')
-        .flatMap((p) => (JSON.parse(p.body.toString('utf8')) as OtlpTraces).resourceSpans)
-        .flatMap((r) => r.scopeSpans.flatMap((s) => s.spans)),
+    spans: (): OtlpSpan[] => resourceSpans().flatMap((r) => r.scopeSpans.flatMap((s) => s.spans)),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

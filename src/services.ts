@@ -59,6 +59,11 @@ export interface ServiceOptions {
   clock?: Clock;
   /** false: the database is migrated already (a GraphQL worker thread's services). */
   migrate?: boolean;
+  /**
+   * false: the start-up notices (keys kept in the data directory, the media store, ffmpeg) were
+   * logged by the instance already (a GraphQL worker thread's services).
+   */
+  announce?: boolean;
 }
 
 /**
@@ -71,6 +76,7 @@ export async function buildServices(
   disposables: Disposables,
 ): Promise<Services> {
   const { logger } = options;
+  const announce = options.announce ?? true;
   const db = await openDatabase({
     databaseUrl: config.databaseUrl,
     readUrl: config.databaseReadUrl,
@@ -85,11 +91,13 @@ export async function buildServices(
     scopePrefix: config.scopePrefix,
     dataDir: config.dataDir,
     logger,
+    announce,
   });
   const metrics = createMetrics();
   const signal = new EventSignal();
   const secrets = createSecretBox(
-    (await loadSecretsKey(config.dataDir, config.webhook.secretsKey, logger)).key,
+    (await loadSecretsKey(config.dataDir, config.webhook.secretsKey, announce ? logger : undefined))
+      .key,
   );
   const notifications = new NotificationService(
     db,
@@ -109,7 +117,7 @@ export async function buildServices(
   notifications.onQueued(() => dispatcher.wake());
   // Attempts in flight finish (and are recorded) before the database closes.
   disposables.defer('webhook dispatcher', () => dispatcher.close());
-  const media = await MediaService.create(db, config, logger, signal);
+  const media = await MediaService.create(db, config, logger, signal, announce);
   disposables.defer('media', () => media.close());
   // Committed events go to the pub/sub (Redis when REDIS_URL is set), which feeds the
   // subscribers of every instance.

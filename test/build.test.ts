@@ -101,6 +101,9 @@ describe('the production build', () => {
         expect(await service.stop()).toBe(0);
         await db.drop();
       }
+      // The start-up notices come from the instance, once: its thread repeats none of them.
+      expect(service.lines.filter((l) => l.msg === 'media store')).toHaveLength(1);
+      expect(service.lines.filter((l) => 'graphqlWorker' in l)).toEqual([]);
     },
     90_000,
   );

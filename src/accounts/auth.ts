@@ -246,11 +246,14 @@ export async function signDevToken(
     .sign(typeof secret === 'string' ? encoder.encode(secret) : secret);
 }
 
-/** The dev secret, logging once when it comes from the data directory rather than configuration. */
-async function devSecret(dataDir: string, configured: string | undefined, logger: Logger) {
+/**
+ * The dev secret, logging once (when given the logger) if it comes from the data directory
+ * rather than configuration.
+ */
+async function devSecret(dataDir: string, configured: string | undefined, logger?: Logger) {
   const { secret, generated } = await loadDevSecret(dataDir, configured);
   if (!configured) {
-    logger.warn(
+    logger?.warn(
       { file: path.join(dataDir, 'dev-secret'), generated },
       'dev authentication uses the secret stored in the data directory',
     );
@@ -263,6 +266,7 @@ async function tokenValidator(
   scopePrefix: string,
   dataDir: string,
   logger: Logger,
+  announce: boolean,
 ): Promise<(token: string) => Promise<Principal>> {
   if (auth.mode === 'introspection') return introspector(auth, scopePrefix, logger);
   const validate =
@@ -272,7 +276,9 @@ async function tokenValidator(
           issuer: auth.issuer,
           audience: auth.audience,
         })
-      : jwtValidator(await devSecret(dataDir, auth.secret, logger), { algorithms: ['HS256'] });
+      : jwtValidator(await devSecret(dataDir, auth.secret, announce ? logger : undefined), {
+          algorithms: ['HS256'],
+        });
   // A verified JWT stays valid until it expires: remember it, so that a client's requests do
   // not pay a signature check each.
   const verified = new TtlCache<string, Principal>(VERIFIED_CACHE_MS, VERIFIED_CACHE_ENTRIES);
@@ -291,9 +297,17 @@ export async function createAuthenticator(options: {
   scopePrefix: string;
   dataDir: string;
   logger: Logger;
+  /** false: the dev secret's notice was logged already (a GraphQL worker thread). */
+  announce?: boolean;
 }): Promise<Authenticator> {
   const { scopePrefix } = options;
-  const validate = await tokenValidator(options.auth, scopePrefix, options.dataDir, options.logger);
+  const validate = await tokenValidator(
+    options.auth,
+    scopePrefix,
+    options.dataDir,
+    options.logger,
+    options.announce ?? true,
+  );
   const scopeName = (name: ScopeName) => fullScopeName(scopePrefix, name);
   return {
     authenticate: async (authorization) => validate(bearerToken(authorization)),

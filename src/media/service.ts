@@ -85,6 +85,7 @@ export class MediaService {
     config: Config,
     logger: Logger,
     signal: EventSignal,
+    announce = true,
   ): Promise<MediaService> {
     const store: MediaStore = config.media.s3
       ? new S3MediaStore(config.media.s3)
@@ -95,19 +96,7 @@ export class MediaService {
       baseUrl: config.publicBaseUrl,
       dataDir: config.dataDir,
     });
-    if (generated !== undefined) {
-      logger.warn(
-        { file: path.join(config.dataDir, 'media-url-secret'), generated },
-        'media URLs are signed with the secret stored in the data directory; set MEDIA_URL_SECRET when several instances serve media',
-      );
-    }
-    logger.info({ store: store.kind }, 'media store');
-    const { ffmpeg } = config.media.packager;
-    if (ffmpeg) {
-      logger.info({ ffmpeg }, 'packaging MP4 uploads to HLS and DASH');
-    } else {
-      logger.warn(`no ffmpeg: MP4 uploads are kept but not packaged to HLS/DASH; ${INSTALL_HINT}`);
-    }
+    if (announce) announceMedia(config, store, generated, logger);
     return new MediaService(db, store, signer, config, logger, signal);
   }
 
@@ -140,5 +129,27 @@ export class MediaService {
     await this.packager.stop();
     await this.cleanup.settled();
     this.store.close();
+  }
+}
+
+/** The start-up notices of the media service: where its secret and files are, and ffmpeg. */
+function announceMedia(
+  config: Config,
+  store: MediaStore,
+  generated: boolean | undefined,
+  logger: Logger,
+): void {
+  if (generated !== undefined) {
+    logger.warn(
+      { file: path.join(config.dataDir, 'media-url-secret'), generated },
+      'media URLs are signed with the secret stored in the data directory; set MEDIA_URL_SECRET when several instances serve media',
+    );
+  }
+  logger.info({ store: store.kind }, 'media store');
+  const { ffmpeg } = config.media.packager;
+  if (ffmpeg) {
+    logger.info({ ffmpeg }, 'packaging MP4 uploads to HLS and DASH');
+  } else {
+    logger.warn(`no ffmpeg: MP4 uploads are kept but not packaged to HLS/DASH; ${INSTALL_HINT}`);
   }
 }

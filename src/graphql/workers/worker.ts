@@ -26,7 +26,11 @@ if (config.telemetry) {
   const { startTelemetry } = await import('../../telemetry/start.ts');
   disposables.defer('tracing', startTelemetry(config.telemetry));
 }
-const services = await buildServices(config, { logger, migrate: false }, disposables);
+const services = await buildServices(
+  config,
+  { logger, migrate: false, announce: false },
+  disposables,
+);
 const compiled = new Map<string, CompiledQuery | ExecutionResult>();
 
 /** The document compiled once (graphql-jit, as on the instance), or why it cannot run. */

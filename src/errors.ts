@@ -39,7 +39,12 @@ export class AppError extends Error {
     details: ErrorDetails = {},
     headers: Record<string, string> = {},
   ) {
+    // Only an INTERNAL error's stack is ever logged. Capturing one costs every refusal (each 429
+    // of a flood) a walk of the stack, and GraphQL formats the stack of each error it wraps.
+    const stackTraceLimit = Error.stackTraceLimit;
+    if (code !== 'INTERNAL') Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = stackTraceLimit;
     this.name = 'AppError';
     this.code = code;
     this.details = details;

@@ -41,7 +41,7 @@ export class GroupCommit<T, R> {
   constructor(
     private readonly write: (items: T[]) => Promise<R[]>,
     private readonly isolate: (err: unknown) => boolean,
-    private readonly options: GroupCommitOptions = { maxInFlight: 4, maxBatch: 100 },
+    private readonly options: GroupCommitOptions = { maxInFlight: 2, maxBatch: 100 },
   ) {}
 
   submit(item: T, key?: string): Promise<R> {

@@ -265,9 +265,11 @@ export class ActivityWriter {
       response: idempotency.response(batch.outcomes),
     };
     try {
-      const { rows } = await this.db.pool.query<{ answer: WriteAnswer }>(
-        'SELECT clipgate_ingest_settled($1::jsonb, $2::jsonb, $3::jsonb, $4::jsonb, $5::jsonb, $6::text) AS answer',
-        [
+      const { rows } = await this.db.pool.query<{ answer: WriteAnswer }>({
+        // Prepared once per connection: the database parses and plans it once, not per write.
+        name: 'clipgate_ingest_settled',
+        text: 'SELECT clipgate_ingest_settled($1::jsonb, $2::jsonb, $3::jsonb, $4::jsonb, $5::jsonb, $6::text) AS answer',
+        values: [
           JSON.stringify(heads),
           JSON.stringify([...batch.rows.values()]),
           eventsJson(batch.events),
@@ -275,7 +277,7 @@ export class ActivityWriter {
           JSON.stringify(filters),
           currentTraceparent(),
         ],
-      );
+      });
       return rows[0]!.answer;
     } catch (err) {
       for (const id of batch.heads.keys()) this.#heads.delete(id);

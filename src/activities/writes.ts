@@ -68,7 +68,7 @@ export class ActivityWriter {
   readonly #heads = new TtlCache<string, Head>(60_000, 50_000);
   readonly #filters = new CachedEventFilters();
   readonly #single = new GroupCommit<IngestChange, IngestOutcome>(
-    (changes) => this.apply(changes),
+    (changes, traceparent) => this.apply(changes, undefined, traceparent ?? null),
     refusedStatement,
   );
 
@@ -87,10 +87,14 @@ export class ActivityWriter {
     return this.#single.submit(change, currentTraceparent() ?? undefined);
   }
 
-  /** Applies the changes in order; an AppError in the list is that item's refusal. */
+  /**
+   * Applies the changes in order; an AppError in the list is that item's refusal. Their events
+   * carry `traceparent`, by default the current request's.
+   */
   async apply(
     changes: readonly (IngestChange | AppError)[],
     idempotency?: IdempotencyRecord,
+    traceparent = currentTraceparent(),
   ): Promise<IngestOutcome[]> {
     const ids = [
       ...new Set(changes.flatMap((c) => (c instanceof AppError ? [] : [c.accessoryId]))),
@@ -120,7 +124,7 @@ export class ActivityWriter {
       const filters = await this.#filters.judge(poolRows(this.db.pool), batch.events);
       let answer: WriteAnswer;
       try {
-        answer = await this.#write(batch, idempotency, filters);
+        answer = await this.#write(batch, idempotency, filters, traceparent);
       } catch (err) {
         if (!(err instanceof FiltersChanged) || attempt >= MAX_REPLANS) throw err;
         this.#filters.forget(batch.events);
@@ -251,6 +255,7 @@ export class ActivityWriter {
     batch: PlannedBatch,
     idempotency: IdempotencyRecord | undefined,
     filters: EventFilters,
+    traceparent: string | null,
   ): Promise<WriteAnswer> {
     const heads = [...batch.heads].map(([accessoryId, h]) => ({
       accessoryId,
@@ -275,7 +280,7 @@ export class ActivityWriter {
           eventsJson(batch.events),
           record ? JSON.stringify(record) : null,
           JSON.stringify(filters),
-          currentTraceparent(),
+          traceparent,
         ],
       });
       return rows[0]!.answer;

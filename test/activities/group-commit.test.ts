@@ -44,13 +44,13 @@ describe('group commit', () => {
     expect(w.batches).toEqual([['a'], ['b', 'c', 'd'], ['e']]);
   });
 
-  it('batches only items of the same key, and writes a batch in its first item context', async () => {
+  it('batches only items of the same key, and writes a batch with its key, in its first item context', async () => {
     const w = writer();
     const request = new AsyncLocalStorage<string>();
-    const seen: (string | undefined)[] = [];
+    const seen: [string | undefined, string | undefined][] = [];
     const group = new GroupCommit(
-      (items: string[]) => {
-        seen.push(request.getStore());
+      (items: string[], key: string | undefined) => {
+        seen.push([request.getStore(), key]);
         return w.write(items);
       },
       isStatementError,
@@ -65,7 +65,11 @@ describe('group commit', () => {
     for (let i = 0; i < 3; i++) await w.answerAll();
     await Promise.all(all);
     expect(w.batches).toEqual([['a'], ['b', 'd'], ['c']]);
-    expect(seen).toEqual(['r0', 'r1', 'r2']);
+    expect(seen).toEqual([
+      ['r0', 'k0'],
+      ['r1', 'k1'],
+      ['r2', 'k2'],
+    ]);
   });
 
   it("writes each item of a batch the database refused alone, so that only the culprit's fails", async () => {

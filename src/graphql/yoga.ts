@@ -5,6 +5,7 @@ import { createGraphQLError, createYoga, type Plugin } from 'graphql-yoga';
 import { admit, type RequestContext } from '../context.ts';
 import { callerOf, rateLimited } from '../limits/rate.ts';
 import { CostShares } from '../limits/shares.ts';
+import { declaredLength } from '../http/body.ts';
 import type { HttpHandler } from '../http/server.ts';
 import type { Services } from '../services.ts';
 import { graphqlTracing } from '../telemetry/graphql.ts';
@@ -138,7 +139,7 @@ function refuseLargeBodies(): Plugin<object, ServerContext> {
  * transform of them) on every request. A body over the limit is left unread and marked.
  */
 async function readBody(req: http.IncomingMessage, limit: number): Promise<void> {
-  if (Number(req.headers['content-length'] ?? 0) > limit) {
+  if (declaredLength(req) > limit) {
     tooLarge.add(req);
     return;
   }

@@ -2,6 +2,10 @@ import type { IncomingMessage } from 'node:http';
 import type { z } from 'zod';
 import { AppError, invalidArgument } from '../errors.ts';
 
+/** The body's length as its `Content-Length` declares it; NaN when absent or malformed. */
+export const declaredLength = (req: IncomingMessage): number =>
+  Number(req.headers['content-length'] ?? NaN);
+
 /**
  * Reads a JSON request body of at most `limit` bytes; an absent body reads as `{}`. With
  * `ndjson`, an `application/x-ndjson` body (one JSON value per line, blank lines skipped) is
@@ -12,8 +16,7 @@ export async function readJsonBody(
   limit: number,
   ndjson = false,
 ): Promise<unknown> {
-  const declared = Number(req.headers['content-length'] ?? NaN);
-  if (declared > limit) throw tooLarge(limit);
+  if (declaredLength(req) > limit) throw tooLarge(limit);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {

@@ -3,6 +3,7 @@ import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { traceRequest } from '../telemetry/tracing.ts';
 import { databaseUnavailable, isDatabaseUnavailable } from '../storage/faults.ts';
+import { declaredLength } from './body.ts';
 import { sendJson } from './json.ts';
 import { Shed } from './overload.ts';
 import type { Metrics } from './metrics.ts';
@@ -120,8 +121,7 @@ export function createHttpServer({
             // was read): one within the body limit is read and dropped by Node, so that the
             // client reads its answer, not a reset, and keeps its connection. A larger one, or
             // one of unknown length, closes the connection instead.
-            const declared = Number(req.headers['content-length'] ?? NaN);
-            if (!req.complete && !(declared <= maxBodyBytes)) {
+            if (!req.complete && !(declaredLength(req) <= maxBodyBytes)) {
               res.on('finish', () => req.destroy());
             }
           },

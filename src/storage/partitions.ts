@@ -24,9 +24,9 @@ export const eventsTable: PartitionedTable = { name: 'events', key: 'timestamp' 
 export const deliveriesTable: PartitionedTable = {
   name: 'deliveries',
   key: 'timestamp',
-  // As the table had before partitioning: see the notifications migration.
+  // Room for the claim's HOT update: see the migration 20261127010000_delivery_fillfactor.
   storage:
-    'fillfactor = 80, autovacuum_vacuum_scale_factor = 0.02, autovacuum_analyze_scale_factor = 0.02',
+    'fillfactor = 50, autovacuum_vacuum_scale_factor = 0.02, autovacuum_analyze_scale_factor = 0.02',
 };
 export const deliveryAttemptsTable: PartitionedTable = {
   name: 'delivery_attempts',

@@ -127,4 +127,37 @@ describe.each(backends)('partitions on %s', (backend) => {
     expect(scans.filter((l) => /actual rows=[1-9]/.test(l))).toHaveLength(2);
     expect(scans.filter((l) => /never executed/.test(l)).length).toBeGreaterThan(2);
   });
+
+  it("keeps room on the delivery queue's pages for the claim to stay on its page (a HOT update)", async () => {
+    await createPartitionsAhead(t.app.services.db.pool);
+    const { accountId } = await seedAccessory(t, 'user-hot', 'camera-hot');
+    const client = await t.app.services.db.pool.connect();
+    try {
+      // A burst fills pages as the outbox does; the claim then changes the lease columns only.
+      await client.query('BEGIN');
+      await client.query(
+        `INSERT INTO deliveries (kind, account_id, client_id, event_type, event_data, url, origin,
+                                 auth_key)
+         SELECT 'event', $1, 'client', 'activity_created',
+                jsonb_build_object('activityId', g, 'padding', repeat('x', 400)),
+                'http://127.0.0.1:1/hook', 'http://127.0.0.1:1', repeat('k', 60)
+           FROM generate_series(1, 200) g`,
+        [accountId],
+      );
+      await client.query(
+        `UPDATE deliveries SET lease_until = now() + interval '1 minute', leased_by = 'test',
+                               attempt_count = attempt_count + 1
+          WHERE account_id = $1`,
+        [accountId],
+      );
+      const { rows } = await client.query<{ updated: number; hot: number }>(
+        `SELECT sum(n_tup_upd)::int AS updated, sum(n_tup_hot_upd)::int AS hot
+           FROM pg_stat_xact_user_tables WHERE relname LIKE 'deliveries%'`,
+      );
+      expect(rows[0]).toEqual({ updated: 200, hot: 200 });
+    } finally {
+      await client.query('ROLLBACK');
+      client.release();
+    }
+  });
 });

@@ -44,26 +44,30 @@ describe('token bucket (GCRA)', () => {
     expect(buckets.take('k', costs, 7, 0)).toMatchObject({ allowed: false, retryAfterMs: 200 });
     expect(buckets.take('k', costs, 6, 0)).toMatchObject({ allowed: true, remaining: 0 });
   });
+
+  it('keeps at most its bound of buckets, forgetting the least recently used', () => {
+    const buckets = new MemoryBuckets(2);
+    const one = { name: 'one', ratePerSecond: 1, burst: 1 };
+    expect(buckets.take('a', one, 1, 0).allowed).toBe(true);
+    expect(buckets.take('b', one, 1, 500).allowed).toBe(true);
+    expect(buckets.take('c', one, 1, 600).allowed).toBe(true);
+    // The third bucket pushed the older two out: a starts full again, c does not.
+    expect(buckets.take('a', one, 1, 600).allowed).toBe(true);
+    expect(buckets.take('c', one, 1, 600).allowed).toBe(false);
+  });
 });
 
 describe('refusal pacing', () => {
-  it("answers a caller's first refusals of a second at once and holds the rest", () => {
-    const pacer = new RefusalPacer({ prompt: 3, holdMs: 250 });
+  it("answers a caller's refusals at once up to its rate, spread evenly, and holds the rest", () => {
+    const pacer = new RefusalPacer({ prompt: 4, holdMs: 250 });
     const at = 5_000_000;
-    expect([1, 2, 3, 4, 5].map(() => pacer.refused('a', at))).toEqual([0, 0, 0, 250, 250]);
-    // Other callers count on their own; the next second starts again.
-    expect(pacer.refused('b', at + 10)).toBe(0);
-    expect(pacer.refused('a', at + 1000)).toBe(0);
-  });
-
-  it('keeps at most its bound of callers, forgetting those of past seconds', () => {
-    const pacer = new RefusalPacer({ prompt: 1, holdMs: 250 }, 2);
-    pacer.refused('a', 0);
-    pacer.refused('b', 0);
-    // A third caller a second later: a and b are forgotten; c counts from zero.
-    expect(pacer.refused('c', 1000)).toBe(0);
-    expect(pacer.refused('a', 1000)).toBe(0);
-    expect(pacer.refused('c', 1000)).toBe(250);
+    // A burst of four, then one every 250 ms: not the next four at the turn of a second.
+    expect([1, 2, 3, 4, 5].map(() => pacer.refused('a', at))).toEqual([0, 0, 0, 0, 250]);
+    expect(pacer.refused('a', at + 200)).toBe(250);
+    expect(pacer.refused('a', at + 250)).toBe(0);
+    expect(pacer.refused('a', at + 260)).toBe(250);
+    // Other callers count on their own.
+    expect(pacer.refused('b', at + 260)).toBe(0);
   });
 });
 
@@ -180,7 +184,7 @@ describe.each(backends)('rate limits on %s', (backend) => {
   it('holds the refusals of a client that keeps sending after its 429s', async () => {
     const reader = await t.token(['activities_basic'], 'user-1', 'impatient-client');
     while ((await list(reader)).status !== 429);
-    // Fifty refusals a second are answered at once, later ones 200 ms late.
+    // Fifty refusals are answered at once (then fifty a second), later ones 200 ms late.
     let prompt = 1;
     let held = false;
     for (let i = 0; i < 200 && !held; i++) {

@@ -25,14 +25,10 @@ export interface PacingPolicy {
 export const DEFAULT_PACING: PacingPolicy = { prompt: 50, holdMs: 200 };
 
 export class RefusalPacer {
-  readonly #buckets: MemoryBuckets;
+  readonly #buckets = new MemoryBuckets();
   readonly #prompt: BucketPolicy;
 
-  constructor(
-    private readonly policy: PacingPolicy = DEFAULT_PACING,
-    maxCallers = 100_000,
-  ) {
-    this.#buckets = new MemoryBuckets(maxCallers);
+  constructor(private readonly policy: PacingPolicy = DEFAULT_PACING) {
     this.#prompt = { name: 'prompt-refusals', ratePerSecond: policy.prompt, burst: policy.prompt };
   }
 

@@ -174,7 +174,8 @@ async function startGraphQLWorkers(
     }
   });
   disposables.defer('graphql workers following deletions', unsubscribe);
-  logger.info({ threads, minCost: config.graphqlWorkers.minCost }, 'GraphQL worker threads');
+  const { minCost, nice } = config.graphqlWorkers;
+  logger.info({ threads, minCost, nice }, 'GraphQL worker threads');
   return workers;
 }
 

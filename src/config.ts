@@ -83,6 +83,12 @@ export interface GraphQLWorkersConfig {
   threads: number;
   /** `GRAPHQL_WORKER_MIN_COST`: the cost from which a query runs on a thread (default 1000). */
   minCost: number;
+  /**
+   * `GRAPHQL_WORKER_NICE`: how many steps of CPU priority (nice) below the instance's event loop
+   * the threads run, 0-19 (default 10), so that the costly queries yield the cores to it. Linux
+   * only, where a nice value is a thread's own.
+   */
+  nice: number;
 }
 
 export interface S3Config {
@@ -179,6 +185,13 @@ function int(env: Env, name: string, fallback: number): number {
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a whole number`);
+  return value;
+}
+
+/** Steps of nice (CPU priority), as `nice -n` takes them: 0-19. */
+function niceSteps(env: Env, name: string, fallback: number): number {
+  const value = int(env, name, fallback);
+  if (value > 19) throw new Error(`${name} must be between 0 and 19`);
   return value;
 }
 
@@ -369,6 +382,7 @@ export function loadConfig(env: Env = process.env): Config {
     graphqlWorkers: {
       threads: int(env, 'GRAPHQL_WORKERS', 0),
       minCost: int(env, 'GRAPHQL_WORKER_MIN_COST', 1000),
+      nice: niceSteps(env, 'GRAPHQL_WORKER_NICE', 10),
     },
     telemetry: telemetryConfig(env),
   };

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import type * as WorkerThreads from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { backends, freshPostgres, startApp, type TestApp } from '../helpers/app.ts';
@@ -47,6 +48,17 @@ async function onWorkers(t: TestApp): Promise<Record<string, number>> {
   );
 }
 
+/** The nice value (CPU priority) of each thread of this process, by its id (Linux: /proc). */
+function niceByThread(): Map<number, number> {
+  return new Map(
+    readdirSync('/proc/self/task').map((tid) => {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      // The fields after the command's `)`: state is the 3rd of stat(5), nice the 19th.
+      return [Number(tid), Number(stat.slice(stat.lastIndexOf(') ') + 2).split(' ')[16])];
+    }),
+  );
+}
+
 /**
  * The costly queries on worker threads (GRAPHQL_WORKERS): on PostgreSQL, a query over
  * GRAPHQL_WORKER_MIN_COST is executed by a thread with connections of its own and answers
@@ -81,6 +93,15 @@ describe.runIf(backends.includes('postgres'))('GraphQL worker threads on postgre
     expect((await onWorkers(threaded)).ok).toBe((before.ok ?? 0) + 1);
     expect(await onWorkers(plain)).toEqual({});
   });
+
+  it.runIf(process.platform === 'linux')(
+    'runs its threads GRAPHQL_WORKER_NICE (10) steps of CPU priority below the event loop',
+    () => {
+      const nice = niceByThread();
+      const loop = nice.get(process.pid)!;
+      expect([...nice.values()].filter((n) => n === Math.min(19, loop + 10))).toHaveLength(2);
+    },
+  );
 
   it('answers errors with the contract codes, details and paths the event loop gives', async () => {
     const before = await onWorkers(threaded);

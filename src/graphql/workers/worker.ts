@@ -1,6 +1,7 @@
 // A GraphQL worker thread (pool.ts): executes the queries its instance hands it, with services
 // of its own (database connections, caches and loaders), and answers with the data as JSON and
 // the errors in the contract's codes, so that the instance only writes them out.
+import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { parse, type ExecutionResult } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
@@ -20,6 +21,12 @@ const MAX_COMPILED = 1000;
 const port = parentPort!;
 const { config, index } = workerData as WorkerData;
 const logger = createLogger(config.logLevel).child({ graphqlWorker: index });
+// The costly queries yield the cores to the instance's event loop (GRAPHQL_WORKER_NICE). Linux
+// keeps a nice value per thread, so this lowers this thread's alone; elsewhere it would lower
+// the whole process, and is left. Lowering needs no privilege.
+if (process.platform === 'linux') {
+  os.setPriority(Math.min(19, os.getPriority() + config.graphqlWorkers.nice));
+}
 const disposables = new Disposables();
 if (config.telemetry) {
   // Before the services, whose SQL is traced from their start (telemetry/database.ts).

@@ -15,10 +15,18 @@
 // two cores and its database costs it (no instance can do better here); what it loses beyond
 // that when the abusers share its instance is the instance's own part.
 //
+// The abusers' process runs at the lowest CPU priority (`--abusers-nice`, 19 by default). In
+// production their CPU is on their own machines; here it shares the two cores, and at the
+// service's priority it took them from the service and from the polite client alike (the polite
+// p99 about twice as high), while at nice 19 it still sends as much as the service lets it: the
+// counts of the answers they get (served and refused) are the same either way. `--abusers-nice 0`
+// gives the rig without it.
+//
 // `--workers N` (with BENCH_DATABASE_URL) runs the instances with N GraphQL worker threads
 // (GRAPHQL_WORKERS), which execute the costly client's operations off the instance's event loop.
 //
-//   npm run bench:abuse [-- --seconds 10 --warmup 2 --flood 16 --costly 4 --floor --workers 1]
+//   npm run bench:abuse [-- --seconds 10 --warmup 2 --flood 16 --costly 4 --floor --workers 1
+//     --abusers-nice 19]
 //   BENCH_DATABASE_URL: run on that PostgreSQL server (its database clipgate_bench_abuse, made
 //   afresh) instead of the embedded database.
 import { fork } from 'node:child_process';
@@ -41,6 +49,7 @@ const { values } = parseArgs({
     costly: { type: 'string', default: '4' },
     floor: { type: 'boolean', default: false },
     workers: { type: 'string', default: '0' },
+    'abusers-nice': { type: 'string', default: '19' },
   },
 });
 if (values.floor && !process.env.BENCH_DATABASE_URL) {
@@ -176,7 +185,11 @@ const page = (alias: string, filter: string) => `
       playbackDuration motionZones objectLocations } }
     pageInfo { hasNextPage endCursor } } } } }`;
 const COSTLY = `{ ${page('a', 'relevanceLevel >= 0')} ${page('b', 'relevanceLevel >= 1')} ${page('c', 'relevanceLevel < 3')} }`;
-console.log('seeded');
+console.log(
+  `${databaseUrl ? 'PostgreSQL' : 'embedded database'}, Node ${process.version}, GRAPHQL_WORKERS ${values.workers}; ` +
+    `the polite client 20 requests a second, the abusers ${values.flood} flooding and ${values.costly} costly connections ` +
+    `at nice ${values['abusers-nice']}; phases of ${seconds} s, the abusers' first ${warmupSeconds} s apart`,
+);
 await must(() => graphql(setup, costly, COSTLY));
 
 interface Latencies {
@@ -239,7 +252,11 @@ async function whileAbused(target: string) {
   const abusers = fork(
     path.join(path.dirname(fileURLToPath(import.meta.url)), 'abuse-load.ts'),
     [],
-    { execArgv: ['--import', 'tsx'] },
+    // Under nice(1), so that every thread of the process has that priority from its start.
+    {
+      execPath: 'nice',
+      execArgv: ['-n', values['abusers-nice'], process.execPath, '--import', 'tsx'],
+    },
   );
   process.on('exit', () => abusers.kill());
   const reply = <K extends AbuseReport['type']>(type: K) =>

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
+import os from 'node:os';
 import type * as WorkerThreads from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { backends, freshPostgres, startApp, type TestApp } from '../helpers/app.ts';
@@ -94,12 +95,13 @@ describe.runIf(backends.includes('postgres'))('GraphQL worker threads on postgre
     expect(await onWorkers(plain)).toEqual({});
   });
 
-  it.runIf(process.platform === 'linux')(
+  // Where this process already runs at nice 10 or more, its threads could not be told apart.
+  it.runIf(process.platform === 'linux' && os.getPriority() < 10)(
     'runs its threads GRAPHQL_WORKER_NICE (10) steps of CPU priority below the event loop',
     () => {
       const nice = niceByThread();
       const loop = nice.get(process.pid)!;
-      expect([...nice.values()].filter((n) => n === Math.min(19, loop + 10))).toHaveLength(2);
+      expect([...nice.values()].filter((n) => n === loop + 10)).toHaveLength(2);
     },
   );
 

@@ -18,7 +18,7 @@
 // The abusers' process runs at the lowest CPU priority (`--abusers-nice`, 19 by default). In
 // production their CPU is on their own machines; here it shares the two cores, and at the
 // service's priority it took them from the service and from the polite client alike (the polite
-// p99 about twice as high), while at nice 19 it still sends as much as the service lets it: the
+// p99 up to twice as high), while at nice 19 it still sends as much as the service lets it: the
 // counts of the answers they get (served and refused) are the same either way. `--abusers-nice 0`
 // gives the rig without it.
 //

@@ -119,11 +119,31 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   const memory = options.embeddedDir.startsWith('memory://');
   if (!memory) await fs.mkdir(path.dirname(options.embeddedDir), { recursive: true });
   const pglite = await PGlite.create(options.embeddedDir);
-  const server = new PGLiteSocketServer({ db: pglite, host: '127.0.0.1', port: 0 });
+  // The pool holds one connection; a second is accepted while the server still closes the
+  // one the pool dropped (it detaches a closed socket a tick later), which it would otherwise
+  // refuse as one too many. The server runs one connection's statements at a time and keeps a
+  // transaction's statements together, whatever the number.
+  const server = new PGLiteSocketServer({
+    db: pglite,
+    host: '127.0.0.1',
+    port: 0,
+    maxConnections: 2,
+  });
   await server.start();
   const served = `postgres://postgres@${server.getServerConn()}/postgres`;
   const connectionString = options.routeEmbedded ? await options.routeEmbedded(served) : served;
-  const pool = new pg.Pool({ connectionString, max: 1, idleTimeoutMillis: 0 });
+  const pool = new pg.Pool({
+    connectionString,
+    max: 1,
+    idleTimeoutMillis: 0,
+    // Every connection to the socket server is the same PGlite session. The pool closes a
+    // connection whose query failed (pg-pool's query() releases it with the error) and opens a
+    // new one; the session keeps what the old one left: prepared statements under the names the
+    // new connection will prepare again (42P05 on every read from then on), settings, advisory
+    // locks. The socket server rolls back its open transaction; this clears the rest, as a new
+    // PostgreSQL session would start.
+    onConnect: (client) => client.query('DISCARD ALL'),
+  });
   return finishOpen('embedded', pool, { ...options, databaseUrl: connectionString }, async () => {
     await pool.end();
     await server.stop();

@@ -28,6 +28,16 @@ export function checkPathParameter(name: string, value: string): string {
   return value;
 }
 
+/** The largest bigint, the type of event and delivery ids. */
+const MAX_BIGINT = '9223372036854775807';
+
+/**
+ * An event's or a delivery's id: the decimal form of a positive bigint, without leading zeros,
+ * at most 2^63 - 1. Checked before a value reaches SQL, where a larger one would fail the query.
+ */
+export const isBigintId = (value: string): boolean =>
+  /^[1-9][0-9]{0,18}$/.test(value) && (value.length < 19 || value <= MAX_BIGINT);
+
 const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
 
 /**

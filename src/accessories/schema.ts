@@ -1,6 +1,7 @@
 import type { RequestContext } from '../context.ts';
 import { invalidArgument } from '../errors.ts';
 import { builder } from '../graphql/builder.ts';
+import { isUuid } from '../ids.ts';
 import type { AccessoryView } from './service.ts';
 
 /** The caller's accessories of these ids, in their order; null for unknown ones or another account's. */
@@ -53,6 +54,9 @@ builder.queryFields((t) => ({
         }
         if (first < 1 || first > 100) {
           throw invalidArgument('first', 'first must be 1..100');
+        }
+        if (args.after != null && !isUuid(args.after)) {
+          throw invalidArgument('after', 'after must be a cursor of this connection');
         }
         const account = await ctx.account();
         const rows = account

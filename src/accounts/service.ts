@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { TtlCache } from '../cache.ts';
 import { invalidArgument, notFound } from '../errors.ts';
 import { recordEvents, type EventSignal } from '../events/outbox.ts';
+import { checkUuid } from '../ids.ts';
 import type { Database } from '../storage/database.ts';
 
 export interface AccountView {
@@ -83,6 +84,7 @@ export class AccountService {
   }
 
   async setRetention(accountId: string, retentionDays: number): Promise<AccountView> {
+    checkUuid('accountId', accountId);
     const days = checkRetentionDays(retentionDays);
     const { count } = await this.db.prisma.account.updateMany({
       where: { id: accountId },
@@ -98,6 +100,7 @@ export class AccountService {
    * exist) and then removes the account's data, in one transaction.
    */
   async delete(accountId: string): Promise<void> {
+    checkUuid('accountId', accountId);
     const stored = await this.db.prisma.$transaction(async (tx) => {
       const events = await recordEvents(tx, [
         { accountId, accessoryId: null, eventType: 'account_deleted', eventData: {} },

@@ -1,5 +1,6 @@
 import { AppError, invalidArgument } from '../errors.ts';
 import type { StoredEvent } from '../events/types.ts';
+import { checkIngestInstant } from './plan.ts';
 import { checkMotionZones, type ActivityService } from './service.ts';
 
 export type MotionState = 'started' | 'ended';
@@ -17,7 +18,7 @@ export function checkMotionReport({ at, motionZones }: MotionReport): void {
   if (new Set(motionZones).size !== motionZones.length) {
     throw invalidArgument('motionZones', 'motionZones lists a zone more than once');
   }
-  if (Number.isNaN(at.getTime())) throw invalidArgument('at', 'at must be a timestamp');
+  checkIngestInstant('at', at, new Date());
 }
 
 /**

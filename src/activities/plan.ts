@@ -23,6 +23,37 @@ export type ActivityChange =
   | { kind: 'update'; activityId: string; input: ActivityInput }
   | { kind: 'finish'; activityId: string; endTime: Date };
 
+/** The earliest instant ingest takes: the Unix epoch. */
+const EARLIEST_MS = 0;
+
+/**
+ * How far past the service's clock an ingest instant may be. A camera's clock runs ahead now and
+ * then; an activity created much further ahead would stay its accessory's newest, and every later
+ * one would be refused as older.
+ */
+export const MAX_AHEAD_MS = 24 * 3_600_000;
+
+/** The longest activity: its playbackDuration is a 32-bit count of milliseconds (24.8 days). */
+export const MAX_DURATION_MS = 2_147_483_647;
+
+/** 400 naming `field` unless `instant` lies between the Unix epoch and a day past `now`. */
+export function checkIngestInstant(field: string, instant: Date, now: Date): void {
+  const ms = instant.getTime();
+  if (!(ms >= EARLIEST_MS && ms <= now.getTime() + MAX_AHEAD_MS)) {
+    throw invalidArgument(
+      field,
+      `${field} must lie between 1970-01-01T00:00:00Z and 24 hours past the service's clock`,
+    );
+  }
+}
+
+/** 400 naming `field` when an activity from `start` to `end` lasts longer than a duration holds. */
+function checkDuration(field: string, start: Date, end: Date): void {
+  if (end.getTime() - start.getTime() > MAX_DURATION_MS) {
+    throw invalidArgument(field, `an activity lasts at most ${MAX_DURATION_MS} ms (24.8 days)`);
+  }
+}
+
 export type ActivityEventType = 'activity_created' | 'activity_updated' | 'activity_finished';
 
 /** What a change writes: whole rows (new or replacing), and its events in order. */
@@ -51,6 +82,7 @@ export function planChange(
   }
   if (change.kind === 'update') {
     const { startTime, relevanceLevel, motionZones, objectLocations } = change.input;
+    if (startTime) checkIngestInstant('startTime', startTime, now);
     const updated: StoredActivity = {
       ...newest,
       startTime: startTime ?? newest.startTime,
@@ -67,19 +99,23 @@ export function planChange(
     if (updated.endTime && updated.endTime < updated.startTime) {
       throw invalidArgument('startTime', 'startTime must not be after the endTime');
     }
+    if (updated.endTime) checkDuration('startTime', updated.startTime, updated.endTime);
     return single(updated, 'activity_updated');
   }
+  checkIngestInstant('endTime', change.endTime, now);
   if (newest.endTime !== null) throw conflict('the activity is already finished');
   if (change.endTime < newest.startTime) {
     throw invalidArgument('endTime', 'endTime must not be before the startTime');
   }
+  checkDuration('endTime', newest.startTime, change.endTime);
   return single(finished(newest, change.endTime, now), 'activity_finished');
 }
 
 /**
  * The accessory's new newest activity. Its id is the second of `createdAt`, or the next free
  * second after the newest id; a `createdAt` before the newest activity's is a conflict. A still
- * running previous activity is finished at the new one's creation.
+ * running previous activity is finished at the new one's creation, or as long as an activity
+ * may last if that comes first.
  */
 function planCreate(
   accessoryId: string,
@@ -88,6 +124,8 @@ function planCreate(
   now: Date,
 ): ActivityPlan {
   const { createdAt } = input;
+  checkIngestInstant('createdAt', createdAt, now);
+  if (input.startTime) checkIngestInstant('startTime', input.startTime, now);
   const rows: StoredActivity[] = [];
   const events: ActivityPlan['events'] = [];
   let activityId = activityIdFromDate(createdAt);
@@ -97,11 +135,11 @@ function planCreate(
     }
     if (activityId <= newest.activityId) activityId = nextActivityId(newest.activityId);
     if (newest.endTime === null) {
-      const previous = finished(
-        newest,
-        createdAt < newest.startTime ? newest.startTime : createdAt,
-        now,
+      const end = Math.min(
+        Math.max(createdAt.getTime(), newest.startTime.getTime()),
+        newest.startTime.getTime() + MAX_DURATION_MS,
       );
+      const previous = finished(newest, new Date(end), now);
       rows.push(previous);
       events.push({ eventType: 'activity_finished', activity: previous });
     }

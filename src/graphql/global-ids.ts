@@ -1,6 +1,5 @@
 import { decodeGlobalID, encodeGlobalID } from '@pothos/plugin-relay';
-import { isUuid } from '../ids.ts';
-import { isDeliveryId } from '../notifications/views.ts';
+import { isBigintId, isUuid } from '../ids.ts';
 
 /**
  * The global ids of the `Node` interface (docs/decisions.md, GraphQL). A type whose own key
@@ -11,7 +10,7 @@ import { isDeliveryId } from '../notifications/views.ts';
  */
 const ownKeys: Record<string, (id: string) => boolean> = {
   Accessory: isUuid,
-  NotificationDelivery: isDeliveryId,
+  NotificationDelivery: isBigintId,
 };
 
 /** The other node types, whose global ids are base64 of `Type:key`. */

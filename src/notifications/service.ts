@@ -1,5 +1,6 @@
 import type { WebhookConfig } from '../config.ts';
 import { conflict, invalidArgument, notFound, permissionDenied } from '../errors.ts';
+import { isBigintId } from '../ids.ts';
 import type { Database } from '../storage/database.ts';
 import { currentTraceparent } from '../telemetry/tracing.ts';
 import { checkRegistration, MOTION_EVENT_TYPES, type RegistrationInput } from './registration.ts';
@@ -8,7 +9,6 @@ import { secretContext, type SecretBox } from './secrets.ts';
 import {
   DELIVERY_COLUMNS,
   deliveryColumns,
-  isDeliveryId,
   REGISTRATION_COLUMNS,
   registrationView,
   withAttempts,
@@ -154,7 +154,7 @@ export class NotificationService {
     if (!Number.isInteger(first) || first < 1 || first > MAX_DELIVERIES_PAGE) {
       throw invalidArgument('first', `first must be 1..${MAX_DELIVERIES_PAGE}`);
     }
-    if (after !== undefined && !isDeliveryId(after)) {
+    if (after !== undefined && !isBigintId(after)) {
       throw invalidArgument('after', 'after must be a cursor of this connection');
     }
     const { rows } = await this.db.pool.query<DeliveryRow>(
@@ -175,7 +175,7 @@ export class NotificationService {
     caller: Caller,
     deliveryIds: readonly string[],
   ): Promise<(DeliveryView | null)[]> {
-    const wanted = deliveryIds.filter(isDeliveryId);
+    const wanted = deliveryIds.filter(isBigintId);
     if (wanted.length === 0) return deliveryIds.map(() => null);
     const { rows } = await this.db.pool.query<DeliveryRow>(
       `SELECT ${DELIVERY_COLUMNS} FROM deliveries
@@ -192,7 +192,7 @@ export class NotificationService {
    */
   async redeliver(caller: Caller, deliveryId: string): Promise<DeliveryView> {
     const { accountId, clientId } = caller;
-    if (!isDeliveryId(deliveryId)) throw notFound('delivery');
+    if (!isBigintId(deliveryId)) throw notFound('delivery');
     const { rows } = await this.db.pool.query<DeliveryRow>(
       `UPDATE deliveries d
           SET state = 'pending', round_attempts = 0, next_attempt_at = now(), finished_at = NULL,

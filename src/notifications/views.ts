@@ -7,9 +7,6 @@ import { webhookIdOf, type AttemptOutcome, type DeliveryState } from './delivery
  * read from, and a page of deliveries with their attempts.
  */
 
-/** Delivery ids are the decimal form of a positive bigint. */
-export const isDeliveryId = (value: string): boolean => /^\d{1,18}$/.test(value);
-
 export interface RegistrationView {
   accountId: string;
   clientId: string;

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { planChange, type StoredActivity } from '../../src/activities/plan.ts';
+import {
+  MAX_AHEAD_MS,
+  MAX_DURATION_MS,
+  planChange,
+  type ActivityChange,
+  type StoredActivity,
+} from '../../src/activities/plan.ts';
 
 const accessoryId = '00000000-0000-4000-8000-000000000001';
 const at = (iso: string) => new Date(iso);
@@ -95,5 +101,79 @@ describe('planChange (the write path without a database)', () => {
     expect(() => planChange(accessoryId, running, early, now)).toThrow(
       expect.objectContaining({ code: 'INVALID_ARGUMENT', details: { field: 'endTime' } }),
     );
+  });
+
+  it('takes instants from the Unix epoch to a day past the clock, each refusal naming its field', () => {
+    const refused = (change: ActivityChange, field: string) =>
+      expect(() => planChange(accessoryId, running, change, now)).toThrow(
+        expect.objectContaining({ code: 'INVALID_ARGUMENT', details: { field } }),
+      );
+    const later = (ms: number) => new Date(now.getTime() + ms);
+    refused({ kind: 'create', input: { createdAt: at('1969-12-31T23:59:59.999Z') } }, 'createdAt');
+    refused({ kind: 'create', input: { createdAt: later(MAX_AHEAD_MS + 1) } }, 'createdAt');
+    refused({ kind: 'create', input: { createdAt: at('0000-01-01T00:00:00Z') } }, 'createdAt');
+    refused(
+      { kind: 'create', input: { createdAt: later(1), startTime: at('1969-12-31T00:00:00Z') } },
+      'startTime',
+    );
+    refused(
+      {
+        kind: 'update',
+        activityId: running.activityId,
+        input: { startTime: later(MAX_AHEAD_MS + 1) },
+      },
+      'startTime',
+    );
+    refused(
+      { kind: 'finish', activityId: running.activityId, endTime: later(MAX_AHEAD_MS + 1) },
+      'endTime',
+    );
+    const ahead = planChange(
+      accessoryId,
+      null,
+      { kind: 'create', input: { createdAt: later(MAX_AHEAD_MS) } },
+      now,
+    );
+    expect('result' in ahead && ahead.result.createdAt).toEqual(later(MAX_AHEAD_MS));
+  });
+
+  it('keeps every duration within what playbackDuration holds', () => {
+    const old = { ...running, startTime: at('2026-10-01T00:00:00Z') };
+    const tooLate = new Date(old.startTime.getTime() + MAX_DURATION_MS + 1);
+    expect(() =>
+      planChange(
+        accessoryId,
+        old,
+        { kind: 'finish', activityId: old.activityId, endTime: tooLate },
+        now,
+      ),
+    ).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', details: { field: 'endTime' } }));
+    const done = { ...running, endTime: now, playbackDuration: 1 };
+    expect(() =>
+      planChange(
+        accessoryId,
+        done,
+        {
+          kind: 'update',
+          activityId: done.activityId,
+          input: { startTime: at('2026-10-01T00:00:00Z') },
+        },
+        now,
+      ),
+    ).toThrow(
+      expect.objectContaining({ code: 'INVALID_ARGUMENT', details: { field: 'startTime' } }),
+    );
+    // A new activity long after one left running finishes it as long as an activity may last.
+    const plan = planChange(
+      accessoryId,
+      { ...old, activityId: '20261001T000000Z' },
+      { kind: 'create', input: { createdAt: now } },
+      now,
+    );
+    if (!('rows' in plan)) throw new Error('expected a plan');
+    expect(plan.rows[0]).toMatchObject({
+      playbackDuration: MAX_DURATION_MS,
+      endTime: new Date(old.startTime.getTime() + MAX_DURATION_MS),
+    });
   });
 });

@@ -1,4 +1,5 @@
 import { AppError, invalidArgument } from '../../errors.ts';
+import { isBigintId } from '../../ids.ts';
 import type { StoredEvent } from '../types.ts';
 import type { EventLogReader, LiveBus, LiveObserver, LiveSink } from './ports.ts';
 import { streamTopic, topicMessages, type LiveEvent, type Stream } from './stream.ts';
@@ -31,8 +32,6 @@ export interface SubscribeOptions {
   /** Called once when the subscription ends, however it ends. */
   onEnd?: () => void;
 }
-
-const EVENT_ID = /^[1-9][0-9]{0,18}$/;
 
 /**
  * Live events, whatever carries them (WebSocket and SSE adapters are in src/graphql): committed
@@ -150,7 +149,7 @@ export class LiveEvents {
   }
 
   async #checkAfter(stream: Stream, after: string): Promise<void> {
-    if (!EVENT_ID.test(after) || !(await this.#options.log.holds(stream.accountId, after))) {
+    if (!isBigintId(after) || !(await this.#options.log.holds(stream.accountId, after))) {
       throw invalidArgument(
         'after',
         `after must be the eventId of an event of this stream within the event log's retention (${this.#options.retentionHours} hours); subscribe without after and reload the current state`,

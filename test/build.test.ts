@@ -30,6 +30,7 @@ describe('the production build', () => {
         cwd: root,
       },
     );
+    await promisify(execFile)(process.execPath, ['scripts/copy-sql.mjs', dist], { cwd: root });
     await fs.copyFile(path.join(root, 'package.json'), path.join(out, 'package.json'));
     await fs.mkdir(path.join(out, 'prisma'));
     await fs.mkdir(path.join(out, 'web'));
@@ -68,7 +69,12 @@ describe('the production build', () => {
       expect(await service.stop()).toBe(0);
     }
     expect(service.lines.map((l) => l.msg)).toEqual(
-      expect.arrayContaining(['applied migration', 'listening', 'stopped']),
+      expect.arrayContaining([
+        'applied migration',
+        'applied stored function',
+        'listening',
+        'stopped',
+      ]),
     );
   }, 90_000);
 

@@ -57,9 +57,9 @@ const MAX_REPLANS = 20;
 /**
  * The write path: plans changes in memory on each accessory's newest activity as this instance
  * last saw it (`planChange`, ./plan.ts), then writes all of them with their events in one
- * statement, the SQL function `clipgate_ingest_settled` (one round trip, one transaction; it
- * also answers which finished activities' clips are ready to announce). The function
- * checks each head's version under the accessory's row lock; if another instance changed one
+ * statement, the SQL function `clipgate_ingest_settled` (./sql/ingest_settled.sql, calling
+ * ./sql/ingest.sql; one round trip, one transaction; it also answers which finished
+ * activities' clips are ready to announce). The function checks each head's version under the accessory's row lock; if another instance changed one
  * meanwhile (or the cache is cold or wrong), nothing is written and the changes are planned
  * anew on what it reads. Changes apply in the order given; a refused one changes nothing and
  * the later ones plan as if it had not been sent.

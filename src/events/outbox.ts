@@ -9,8 +9,7 @@ import type { NewEvent, StoredEvent } from './types.ts';
  * `EventSignal.committed()` afterwards, so that readers (webhook dispatcher, subscriptions)
  * act at once.
  *
- * One statement, the SQL function `clipgate_record_events` (migration
- * 20261123070000_ingest_functions): it takes a transaction-scoped lock per account before the
+ * One statement, the SQL function `clipgate_record_events` (./sql/record_events.sql): it takes a transaction-scoped lock per account before the
  * events get their ids, so that an account's events commit in id order, and answers with each
  * event the id its streams (the account's, the accessory's) ended with before it, for live
  * subscribers (src/events/live/topic.ts). Lock order: ingest holds the accessory's row lock when

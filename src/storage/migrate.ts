@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
 import type { Logger } from '../logger.ts';
+import { applyRoutines, readRoutines, routinesRoot } from './routines.ts';
 
 export const migrationsDir = fileURLToPath(new URL('../../prisma/migrations', import.meta.url));
 
@@ -32,12 +33,19 @@ export async function readMigrations(dir = migrationsDir): Promise<Migration[]> 
 
 /**
  * Applies the pending migrations of prisma/migrations, each in its own transaction, recording
- * them in Prisma's own `_prisma_migrations` table. An advisory lock makes concurrent starts of
- * several instances apply each migration once. A migration that was edited after being applied
- * stops the start: the database would no longer match the schema.
+ * them in Prisma's own `_prisma_migrations` table, then the stored functions whose files changed
+ * (./routines.ts). An advisory lock makes concurrent starts of several instances apply each
+ * once. A migration that was edited after being applied stops the start: the database would no
+ * longer match the schema.
  */
-export async function migrate(pool: pg.Pool, logger: Logger, dir = migrationsDir): Promise<void> {
+export async function migrate(
+  pool: pg.Pool,
+  logger: Logger,
+  dir = migrationsDir,
+  routinesDir = routinesRoot,
+): Promise<void> {
   const migrations = await readMigrations(dir);
+  const routines = await readRoutines(routinesDir);
   const client = await pool.connect();
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
@@ -78,6 +86,7 @@ export async function migrate(pool: pg.Pool, logger: Logger, dir = migrationsDir
       }
       logger.info({ migration: migration.name }, 'applied migration');
     }
+    await applyRoutines(client, routines, migrations.at(-1)?.name ?? '', logger);
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
     client.release();

@@ -84,7 +84,7 @@ describe.each(backends)('prisma schema and SQL migrations on %s', (backend) => {
       is_nullable: string;
     }>(
       `SELECT table_name, column_name, udt_name, is_nullable FROM information_schema.columns
-        WHERE table_schema = 'public' AND table_name <> '_prisma_migrations'
+        WHERE table_schema = 'public' AND table_name NOT IN ('_prisma_migrations', '_clipgate_routines')
           AND table_name NOT IN (SELECT relname FROM pg_class WHERE relispartition)`,
     );
     const actual = new Map<string, Map<string, { udt: string; nullable: boolean }>>();

@@ -1,7 +1,7 @@
 import { purgeIdempotencyKeys } from '../activities/batch.ts';
 import { purgeExpiredActivities } from '../activities/retention.ts';
 import { purgeEventLog } from '../events/log.ts';
-import { purgeDeliveryLog } from '../notifications/delivery/sql.ts';
+import { purgeDeliveryLog } from '../notifications/delivery/queue/purge.ts';
 import type { Services } from '../services.ts';
 import { createPartitionsAhead } from '../storage/partitions.ts';
 import type { PeriodicJob } from './scheduler.ts';

@@ -1,6 +1,4 @@
-import type pg from 'pg';
-
-type Queryable = Pick<pg.Pool, 'query'>;
+import type { Queryable } from '../storage/database.ts';
 
 export interface BatchedDelete {
   /** The table, e.g. `events`. */

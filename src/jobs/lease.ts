@@ -1,6 +1,5 @@
 import type pg from 'pg';
-
-type Queryable = Pick<pg.Pool, 'query'>;
+import type { Queryable } from '../storage/database.ts';
 
 export interface LeaseClaim {
   /** The table holding the work, e.g. `media_garbage`. */

@@ -1,14 +1,17 @@
 import type { WebhookConfig } from '../config.ts';
 import { conflict, invalidArgument, notFound, permissionDenied } from '../errors.ts';
 import { isBigintId } from '../ids.ts';
-import type { Database } from '../storage/database.ts';
+import { inTransaction, type Database } from '../storage/database.ts';
 import { currentTraceparent } from '../telemetry/tracing.ts';
 import { checkRegistration, MOTION_EVENT_TYPES, type RegistrationInput } from './registration.ts';
 import type { DeliveryState } from './delivery/policy.ts';
+import { dropPending } from './delivery/queue/drop-pending.ts';
+import { enqueueTest } from './delivery/queue/enqueue-test.ts';
+import { requeueFinished } from './delivery/queue/redeliver.ts';
+import { retargetPending } from './delivery/queue/retarget.ts';
 import { secretContext, type SecretBox } from './secrets.ts';
 import {
   DELIVERY_COLUMNS,
-  deliveryColumns,
   REGISTRATION_COLUMNS,
   registrationView,
   withAttempts,
@@ -59,12 +62,20 @@ export class NotificationService {
     if (!motionAllowed && checked.eventTypes.some((t) => MOTION_EVENT_TYPES.includes(t))) {
       throw permissionDenied(this.motionScope);
     }
-    const { accountId, clientId } = caller;
-    const sealed = this.secrets.seal(checked.authKey, secretContext(accountId, clientId));
+    const target = {
+      ...caller,
+      url: checked.url.href,
+      origin: checked.url.origin,
+      sealedKey: this.secrets.seal(
+        checked.authKey,
+        secretContext(caller.accountId, caller.clientId),
+      ),
+      userData: checked.userData === null ? null : JSON.stringify(checked.userData),
+    };
     try {
-      const { rows } = await this.db.pool.query<RegistrationRow>(
-        `WITH reg AS (
-           INSERT INTO notification_registrations AS r
+      return await inTransaction(this.db.pool, async (client) => {
+        const { rows } = await client.query<RegistrationRow>(
+          `INSERT INTO notification_registrations AS r
                   (account_id, client_id, url, origin, auth_key, event_types, user_data, filter,
                    max_per_second)
            VALUES ($1, $2, $3, $4, $5, $6::text[], $7::jsonb, $8, $9)
@@ -73,29 +84,22 @@ export class NotificationService {
                   event_types = EXCLUDED.event_types, user_data = EXCLUDED.user_data,
                   filter = EXCLUDED.filter, max_per_second = EXCLUDED.max_per_second,
                   updated_at = now(), ${ENABLED}
-           RETURNING *
-         ), retarget AS (
-           UPDATE deliveries d
-              SET url = reg.url, origin = reg.origin, auth_key = reg.auth_key,
-                  user_data = reg.user_data
-             FROM reg
-            WHERE d.account_id = reg.account_id AND d.client_id = reg.client_id
-              AND d.state = 'pending'
-         )
-         SELECT ${REGISTRATION_COLUMNS} FROM reg`,
-        [
-          accountId,
-          clientId,
-          checked.url.href,
-          checked.url.origin,
-          sealed,
-          checked.eventTypes,
-          checked.userData === null ? null : JSON.stringify(checked.userData),
-          checked.filter,
-          checked.maxPerSecond,
-        ],
-      );
-      return registrationView(rows[0]!);
+           RETURNING ${REGISTRATION_COLUMNS}`,
+          [
+            target.accountId,
+            target.clientId,
+            target.url,
+            target.origin,
+            target.sealedKey,
+            checked.eventTypes,
+            target.userData,
+            checked.filter,
+            checked.maxPerSecond,
+          ],
+        );
+        await retargetPending(client, target);
+        return registrationView(rows[0]!);
+      });
     } catch (err) {
       // The account was deleted meanwhile.
       if ((err as { code?: string }).code === '23503') throw notFound('account');
@@ -130,19 +134,15 @@ export class NotificationService {
 
   /** Removes the caller's registration and drops what is still queued for it; false if none. */
   async unregister(caller: Caller): Promise<boolean> {
-    const { rows } = await this.db.pool.query<{ n: number }>(
-      `WITH removed AS (
-         DELETE FROM notification_registrations WHERE account_id = $1 AND client_id = $2
-         RETURNING 1
-       ), dropped AS (
-         UPDATE deliveries SET state = 'dropped', finished_at = now()
-          WHERE account_id = $1 AND client_id = $2 AND state = 'pending'
-            AND EXISTS (SELECT 1 FROM removed)
-       )
-       SELECT count(*)::int AS n FROM removed`,
-      [caller.accountId, caller.clientId],
-    );
-    return (rows[0]?.n ?? 0) > 0;
+    return inTransaction(this.db.pool, async (client) => {
+      const { rowCount } = await client.query(
+        'DELETE FROM notification_registrations WHERE account_id = $1 AND client_id = $2',
+        [caller.accountId, caller.clientId],
+      );
+      if (!rowCount) return false;
+      await dropPending(client, caller);
+      return true;
+    });
   }
 
   /** The caller's deliveries on its account, newest first, each with its attempts. */
@@ -193,21 +193,10 @@ export class NotificationService {
   async redeliver(caller: Caller, deliveryId: string): Promise<DeliveryView> {
     const { accountId, clientId } = caller;
     if (!isBigintId(deliveryId)) throw notFound('delivery');
-    const { rows } = await this.db.pool.query<DeliveryRow>(
-      `UPDATE deliveries d
-          SET state = 'pending', round_attempts = 0, next_attempt_at = now(), finished_at = NULL,
-              lease_until = NULL, leased_by = NULL,
-              url = r.url, origin = r.origin, auth_key = r.auth_key, user_data = r.user_data
-         FROM notification_registrations r
-        WHERE d.id = $3::bigint AND d.account_id = $1 AND d.client_id = $2
-          AND r.account_id = $1 AND r.client_id = $2
-          AND d.state IN ('discarded', 'gone', 'dropped')
-        RETURNING ${deliveryColumns('d.')}`,
-      [accountId, clientId, deliveryId],
-    );
-    if (rows[0]) {
+    const requeued = await requeueFinished(this.db.pool, caller, deliveryId);
+    if (requeued) {
       this.#wake();
-      return (await withAttempts(this.db.pool, rows))[0]!;
+      return (await withAttempts(this.db.pool, [requeued]))[0]!;
     }
     const { rows: existing } = await this.db.pool.query<{ state: DeliveryState }>(
       `SELECT state FROM deliveries WHERE id = $3::bigint AND account_id = $1 AND client_id = $2`,
@@ -222,16 +211,9 @@ export class NotificationService {
 
   /** Queues a `test_notification` to the caller's registration, sent like any other. */
   async sendTest(caller: Caller): Promise<DeliveryView> {
-    const { rows } = await this.db.pool.query<DeliveryRow>(
-      `INSERT INTO deliveries (kind, account_id, client_id, event_type, event_data, user_data,
-                               url, origin, auth_key, traceparent)
-       SELECT 'test', account_id, client_id, $3, '{}'::jsonb, user_data, url, origin, auth_key, $4
-         FROM notification_registrations WHERE account_id = $1 AND client_id = $2
-       RETURNING ${DELIVERY_COLUMNS}`,
-      [caller.accountId, caller.clientId, TEST_EVENT_TYPE, currentTraceparent()],
-    );
-    if (!rows[0]) throw notFound('registration');
+    const queued = await enqueueTest(this.db.pool, caller, TEST_EVENT_TYPE, currentTraceparent());
+    if (!queued) throw notFound('registration');
     this.#wake();
-    return (await withAttempts(this.db.pool, rows))[0]!;
+    return (await withAttempts(this.db.pool, [queued]))[0]!;
   }
 }

@@ -49,6 +49,9 @@ export async function inTransaction<T>(
   }
 }
 
+/** What runs one statement: a pool, or a connection taken from one. */
+export type Queryable = Pick<pg.Pool, 'query'>;
+
 /** Runs one statement and resolves with its rows: on a pool, or in a transaction. */
 export type RowQuery = <T>(sql: string, params: readonly unknown[]) => Promise<T[]>;
 

@@ -1,5 +1,5 @@
 import type { AttemptResult } from '../notifications/delivery/policy.ts';
-import type { ClaimedDelivery } from '../notifications/delivery/sql.ts';
+import type { ClaimedDelivery } from '../notifications/delivery/queue/types.ts';
 import { traceCall } from './tracing.ts';
 
 /**

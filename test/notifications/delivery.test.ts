@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { queuedOrigins } from '../../src/events/outbox.ts';
 import type { StoredEvent } from '../../src/events/types.ts';
-import { purgeDeliveryLog } from '../../src/notifications/delivery/sql.ts';
+import { purgeDeliveryLog } from '../../src/notifications/delivery/queue/purge.ts';
 import { createSecretBox, secretContext } from '../../src/notifications/secrets.ts';
 import { backends, startApp, type TestApp } from '../helpers/app.ts';
 import { gql, rest } from '../helpers/client.ts';

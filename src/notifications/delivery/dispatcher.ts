@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Clock } from '../../clock.ts';
@@ -12,15 +13,11 @@ import { ReceiverHealth } from './health.ts';
 import type { AttemptResult } from './policy.ts';
 import { OutcomeRecorder } from './recorder.ts';
 import { GoneReceivers, PREFETCH_MAX_AGE_MS, Slots, type ClaimLimits } from './slots.ts';
-import {
-  claimDeliveries,
-  dispatcherPool,
-  handBack,
-  nextDueMs,
-  queueStats,
-  type ClaimedDelivery,
-  type Queryable,
-} from './sql.ts';
+import { claimDeliveries } from './queue/claim.ts';
+import { handBack } from './queue/hand-back.ts';
+import { dispatcherPool } from './queue/pool.ts';
+import { nextDueMs, queueStats } from './queue/reads.ts';
+import type { ClaimedDelivery } from './queue/types.ts';
 import { call, handle, prepare, record, type StageContext } from './stages.ts';
 import { ReceiverThrottle } from './throttle.ts';
 import { claimBackoffMs, untilNextDue, Wakeups } from './wakeups.ts';
@@ -30,7 +27,7 @@ import { claimBackoffMs, untilNextDue, Wakeups } from './wakeups.ts';
  * least once, logging every attempt. See docs/decisions.md, "Notifications". One pass of its
  * loop, and one delivery's way through it, in stages named as in the code:
  *
- * 1. claim: one statement leases due deliveries to this instance (sql.ts), no more than its
+ * 1. claim: one statement leases due deliveries to this instance (queue/claim.ts), no more than its
  *    slots and prefetch leave room for (slots.ts); saturated receiver origins are left out (a
  *    fast one until half its prefetch is free).
  * 2. admit: each starts at once in a free slot of its origin, or waits prefetched for one;
@@ -81,7 +78,7 @@ export interface DispatcherOptions {
 
 export class Dispatcher {
   readonly #instanceId = randomUUID();
-  readonly #pool: Queryable;
+  readonly #pool: pg.Pool;
   readonly #endPool: () => Promise<void>;
   readonly #leaseMs: number;
   readonly #logger: Logger;

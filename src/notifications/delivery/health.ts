@@ -4,7 +4,9 @@ import type { Metrics } from '../../http/metrics.ts';
 import type { Logger } from '../../logger.ts';
 import { inTransaction, sqlTx, type Database } from '../../storage/database.ts';
 import type { AttemptResult } from './policy.ts';
-import type { ClaimedDelivery, Queryable } from './sql.ts';
+import type { Queryable } from '../../storage/database.ts';
+import { dropPending } from './queue/drop-pending.ts';
+import type { ClaimedDelivery } from './queue/types.ts';
 
 /**
  * Receiver health, the stage after `handle`: a registration whose receiver has failed every
@@ -153,11 +155,7 @@ export class ReceiverHealth {
         [r.account_id, r.client_id, r.url, now, reason, since],
       );
       if (!disabled.rowCount) return []; // enabled, re-registered or disabled meanwhile
-      await client.query(
-        `UPDATE deliveries SET state = 'dropped', finished_at = now()
-          WHERE account_id = $1 AND client_id = $2 AND url = $3 AND state = 'pending'`,
-        [r.account_id, r.client_id, r.url],
-      );
+      await dropPending(client, { accountId: r.account_id, clientId: r.client_id, url: r.url });
       return recordEvents(sqlTx(client), [
         {
           accountId: r.account_id,

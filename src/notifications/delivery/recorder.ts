@@ -1,6 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../../logger.ts';
-import { analyzeQueue, recordOutcomes, type Outcome, type Queryable } from './sql.ts';
+import type { Queryable } from '../../storage/database.ts';
+import { analyzeQueue } from './queue/reads.ts';
+import { recordOutcomes } from './queue/record-outcomes.ts';
+import type { Outcome } from './queue/types.ts';
 
 /** Outcomes per statement. */
 const RECORD_BATCH = 500;

@@ -1,5 +1,7 @@
+import type pg from 'pg';
 import type { Metrics } from '../../http/metrics.ts';
 import type { Logger } from '../../logger.ts';
+import { inTransaction } from '../../storage/database.ts';
 import { traceAttempt } from '../../telemetry/webhooks.ts';
 import { secretContext, type SecretBox } from '../secrets.ts';
 import type { Sender } from '../sender.ts';
@@ -14,7 +16,8 @@ import {
 } from './policy.ts';
 import type { OutcomeRecorder } from './recorder.ts';
 import type { GoneReceivers } from './slots.ts';
-import { dropGoneReceiver, type ClaimedDelivery, type Outcome, type Queryable } from './sql.ts';
+import { dropPending } from './queue/drop-pending.ts';
+import type { ClaimedDelivery, Outcome } from './queue/types.ts';
 
 /**
  * The stages of one attempt at a claimed delivery, each handing the next a typed value:
@@ -24,7 +27,7 @@ import { dropGoneReceiver, type ClaimedDelivery, type Outcome, type Queryable } 
 
 /** What the stages work with; one per dispatcher. */
 export interface StageContext {
-  pool: Queryable;
+  pool: pg.Pool;
   secrets: SecretBox;
   sender: Sender;
   recorder: OutcomeRecorder;
@@ -81,7 +84,21 @@ async function dropGone(ctx: StageContext, delivery: ClaimedDelivery): Promise<v
   // claim took while the drop ran (dropped by it) is skipped too.
   ctx.gone.add(delivery, performance.now());
   try {
-    const dropped = await dropGoneReceiver(ctx.pool, delivery);
+    // The registration goes, as if unregistered (unless it was registered again elsewhere
+    // meanwhile), with what is still queued for that receiver.
+    const target = {
+      accountId: delivery.account_id,
+      clientId: delivery.client_id,
+      url: delivery.url,
+      exceptId: delivery.id,
+    };
+    const dropped = await inTransaction(ctx.pool, async (client) => {
+      await client.query(
+        'DELETE FROM notification_registrations WHERE account_id = $1 AND client_id = $2 AND url = $3',
+        [target.accountId, target.clientId, target.url],
+      );
+      return dropPending(client, target);
+    });
     if (dropped) ctx.metrics?.webhookDeliveries.inc({ outcome: 'dropped' }, dropped);
     ctx.logger.info(
       { accountId: delivery.account_id, clientId: delivery.client_id, dropped },

@@ -1,4 +1,5 @@
-import type { ClaimedDelivery, Queryable } from './sql.ts';
+import type { Queryable } from '../../storage/database.ts';
+import type { ClaimedDelivery } from './queue/types.ts';
 
 /**
  * The rate gate, the stage between prepare and call: a registration with `maxPerSecond` gets

@@ -18,7 +18,7 @@ const DUE_RECHECK_MS = 25;
 
 /**
  * How long to sleep after a claim found nothing: until the next delivery falls due
- * (`nextDueMs`, from sql.ts), at most `pollMs`; undefined: nothing known, poll.
+ * (`nextDueMs`, queue/reads.ts), at most `pollMs`; undefined: nothing known, poll.
  */
 export function untilNextDue(
   nextDueMs: number | null,

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/logger.ts';
 import { OutcomeRecorder } from '../../../src/notifications/delivery/recorder.ts';
-import type { Outcome, Queryable } from '../../../src/notifications/delivery/sql.ts';
+import type { Outcome } from '../../../src/notifications/delivery/queue/types.ts';
+import type { Queryable } from '../../../src/storage/database.ts';
 
 /** A pool that keeps the outcome batches it is asked to write (and answers every query). */
 function fakePool(): { pool: Queryable; batches: string[][] } {

@@ -1,0 +1,27 @@
+import pg from 'pg';
+import type { Database } from '../../../storage/database.ts';
+
+/**
+ * The dispatcher's own connections on PostgreSQL, so that claims and outcomes never queue behind
+ * request traffic in the shared pool, with `synchronous_commit = off`: losing the last claims or
+ * outcomes in a crash only repeats an attempt (at least once), while the outbox rows themselves
+ * are written by the ingest transactions, durably. The embedded database has one connection,
+ * shared.
+ */
+export function dispatcherPool(
+  db: Database,
+  onIdleError: (err: Error) => void,
+): { pool: pg.Pool; end(): Promise<void> } {
+  if (db.kind !== 'postgres') return { pool: db.pool, end: async () => undefined };
+  const pool = new pg.Pool({
+    connectionString: db.connectionString,
+    max: 4,
+    application_name: 'clipgate-dispatcher',
+    // A burst of deliveries (say, after an outage) is claimed before autovacuum has analyzed
+    // the table: planned from stale statistics, the claim would bitmap-scan and sort every
+    // pending row each time instead of walking the due index in order.
+    options: '-c synchronous_commit=off -c enable_bitmapscan=off',
+  });
+  pool.on('error', onIdleError);
+  return { pool, end: () => pool.end() };
+}

@@ -1,0 +1,42 @@
+import type { AttemptResult, DeliveryContent, NextStep } from '../policy.ts';
+
+/**
+ * The delivery queue: the `deliveries` table, filled by the outbox, and every statement that
+ * changes it, one file each in this folder:
+ *
+ * - queued for an event: `clipgate_record_events` (src/events/sql/record_events.sql), in the
+ *   transaction of the change that caused the event;
+ * - queued as a test: ./enqueue-test.ts;
+ * - leased to an instance for an attempt: ./claim.ts;
+ * - the lease given up without an attempt, or deferred: ./hand-back.ts;
+ * - an attempt's outcome (delivered, retried later, discarded, gone): ./record-outcomes.ts;
+ * - pending ones following their registration's new url and key: ./retarget.ts;
+ * - pending ones dropped (unregistered, disabled, a 410): ./drop-pending.ts;
+ * - a finished one queued again by hand: ./redeliver.ts;
+ * - old days of the log dropped: ./purge.ts.
+ *
+ * What the dispatcher reads of it (next due, queue stats) and its ANALYZE are in ./reads.ts.
+ * Each is one statement: no transaction is ever held while sending.
+ */
+
+/** A delivery leased to this instance by `claimDeliveries`. */
+export interface ClaimedDelivery extends DeliveryContent {
+  client_id: string;
+  origin: string;
+  /** The receiver's key, sealed (secrets.ts). */
+  auth_key: string;
+  /** Claims so far, this one included: the fence of its lease, and the attempt's number. */
+  attempt_count: number;
+  /** Attempts recorded in the current round (since it was queued or redelivered). */
+  round_attempts: number;
+  /** The W3C trace context of the request that queued it (null: not traced). */
+  traceparent: string | null;
+}
+
+/** An attempt and what follows from it, as `recordOutcomes` writes it. */
+export interface Outcome {
+  delivery: Pick<ClaimedDelivery, 'id' | 'attempt_count'>;
+  startedAt: Date;
+  result: AttemptResult;
+  next: NextStep;
+}

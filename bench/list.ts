@@ -123,7 +123,7 @@ const pages: Record<string, (http: Pool, i: number) => Promise<void>> = {
 };
 await warm(service.port, Object.values(pages));
 for (const [name, request] of Object.entries(pages)) await drive(service.port, name, request);
-// Zones (issue 5): z1 over the left quarter of the frame, saved now, so that every activity of
+// Zones: z1 over the left quarter of the frame, saved now, so that every activity of
 // the data set is older than lastModified and answered from its objectLocations (about 4 in 10
 // hold a cell of z1): the costlier side of the zones-and-time rule.
 {

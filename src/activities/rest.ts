@@ -42,7 +42,7 @@ const activityPage = z
   })
   .meta({ id: 'ActivityPage' });
 
-/** The REST body of 4.1 as the list request the service takes. */
+/** The REST listing body as the list request the service takes. */
 export function listRequest(body: z.infer<typeof listBody>): ListRequest {
   const { startActivityId, operator } = body;
   if (startActivityId !== undefined && operator === undefined) {

@@ -46,7 +46,7 @@ export class ActivityService {
     this.writer = new ActivityWriter(db, accessories, signal, readiness);
   }
 
-  /** The one query path behind REST 4.1 and GraphQL `Accessory.activities`. */
+  /** The one query path behind the REST listing and GraphQL `Accessory.activities`. */
   async list(account: AccountView, accessoryId: string, req: ListRequest): Promise<Page> {
     await this.accessories.owned(account.accountId, accessoryId);
     const floor = retentionFloor(account.retentionDays);

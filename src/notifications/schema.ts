@@ -10,7 +10,7 @@ import type { AttemptView, DeliveryView, RegistrationView } from './views.ts';
 export const EventTypeRef = builder.enumType('EventType', {
   description:
     'The event types of notifications and subscriptions, by their wire names. zones_saved and registration_disabled are streamed to subscribers only: registrations refuse them.',
-  // Every type the event log records, so that subscriptions can stream them all (issue 4).
+  // Every type the event log records, so that subscriptions can stream them all.
   values: recordedEventTypes,
 });
 

@@ -11,8 +11,6 @@ import { migrate } from './migrate.ts';
 import { createPartitionsAhead } from './partitions.ts';
 
 export type Prisma = InstanceType<typeof PrismaClient>;
-/** A Prisma client or the transaction client handed to $transaction callbacks. */
-export type Tx = Omit<Prisma, '$connect' | '$disconnect' | '$on' | '$transaction' | '$extends'>;
 
 /**
  * What writing events needs of a transaction: raw SQL on its connection. A Prisma transaction

@@ -49,7 +49,7 @@ const compare: Record<Op, (a: string, b: string) => boolean> = {
   '>=': (a, b) => a >= b,
 };
 
-/** The contract's 4.1 rules, computed from the full list of ids. */
+/** The listing's paging rules, computed from the full list of ids. */
 function expectedPage(ids: string[], newer: boolean, limit: number, start?: [string, Op]) {
   const range = ids
     .filter((id) => !start || compare[start[1]](id, start[0]))
@@ -97,7 +97,7 @@ describe.each(backends)('activity paging on %s', (backend) => {
     expect(res.body.activities[0]).not.toHaveProperty('motionZones');
   });
 
-  it('follows the 4.1 rules for every operator, direction, bound and limit', async () => {
+  it('follows the paging rules for every operator, direction, bound and limit', async () => {
     const bounds = [
       ids[0]!,
       ids[5]!,

@@ -41,7 +41,7 @@ describe('committed GraphQL artifacts', () => {
       'notificationRegistration(accountId: ID!): NotificationRegistration',
       'notificationDeliveries(accountId: ID!, after: String',
       'saveZones(accessoryId: ID!, zones: [ZoneInput!]!): AccessoryZones!',
-      // The contract's arguments, and the filter of issue 15.
+      // The fixed arguments, and the filter.
       'accessoryEvents(accessoryId: ID!, after: String, filter: String): LiveEvent!',
       'accountEvents(accountId: ID!, after: String, eventTypes: [EventType!], filter: String): LiveEvent!',
       'media: ActivityMedia',

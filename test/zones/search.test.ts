@@ -101,7 +101,7 @@ describe.each(backends)('zone-aware search on %s', (backend) => {
     return res.body.activities.map((a: { activityId: string }) => a.activityId);
   }
 
-  describe('motionZones conditions around lastModified (rule 5)', () => {
+  describe('motionZones conditions around lastModified (the zones-and-time rule)', () => {
     let accessoryId: string;
     let ingest: string;
     /** Activity names by id: o* started before the first save, n* after it. */

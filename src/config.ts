@@ -126,6 +126,34 @@ export interface MediaConfig {
     maxSeconds: number;
     /** `EXPORT_CONCURRENCY`: exports (ffmpeg processes) at once per instance; more wait 503. */
     concurrency: number;
+    /**
+     * `EXPORT_CONCURRENCY_PER_ACCOUNT`: how many of those one account's exports (by token or
+     * signed URL) may hold at once, 1..EXPORT_CONCURRENCY; more get 429. Default: half, at least 1.
+     */
+    perAccount: number;
+    /**
+     * `EXPORT_TIMEOUT_S`: the longest one export may run, from taking its slot (copying the clips
+     * with S3, ffmpeg) to its last byte; ffmpeg is killed and the download cut when it passes.
+     */
+    timeoutS: number;
+    /**
+     * `EXPORT_MIN_READ_BYTES_PER_S`: the slowest a client may read an export while the service
+     * waits on it, averaged over `EXPORT_READ_WINDOW_S`; slower is cut. 0: no minimum.
+     */
+    minReadBytesPerS: number;
+    /** `EXPORT_READ_WINDOW_S`: the window the read rate is measured over (1-600). */
+    readWindowS: number;
+    /**
+     * `EXPORT_MAX_BYTES`: the most bytes of clips one export may join (400 naming `end` above);
+     * with S3 what it copies to DATA_DIR/tmp/media first. At least MEDIA_MAX_MP4_BYTES.
+     */
+    maxBytes: number;
+    /**
+     * `EXPORT_URL_RATE_PER_MINUTE` and `EXPORT_URL_BURST`: requests per signed export URL (which
+     * no token's rate limit counts), shared through Redis like the other limits; 0: no limit.
+     */
+    urlRatePerMinute: number;
+    urlBurst: number;
   };
 }
 
@@ -247,8 +275,9 @@ function mediaConfig(env: Env): MediaConfig {
         prefix: env.MEDIA_S3_PREFIX || '',
       }
     : undefined;
+  const maxMp4Bytes = int(env, 'MEDIA_MAX_MP4_BYTES', 512 * 1024 * 1024);
   const media: MediaConfig = {
-    maxMp4Bytes: int(env, 'MEDIA_MAX_MP4_BYTES', 512 * 1024 * 1024),
+    maxMp4Bytes,
     maxImageBytes: int(env, 'MEDIA_MAX_IMAGE_BYTES', 10 * 1024 * 1024),
     urlSecret: env.MEDIA_URL_SECRET || undefined,
     urlTtlS: int(env, 'MEDIA_URL_TTL_S', 300),
@@ -263,10 +292,7 @@ function mediaConfig(env: Env): MediaConfig {
       // The PATH searched is this process's (the one spawn searches) unless env has its own.
       ffmpeg: locate('ffmpeg', { PATH: process.env.PATH, ...env }),
     },
-    export: {
-      maxSeconds: int(env, 'EXPORT_MAX_SECONDS', 3600),
-      concurrency: int(env, 'EXPORT_CONCURRENCY', 2),
-    },
+    export: exportConfig(env, maxMp4Bytes),
   };
   if (media.urlTtlS < 1) throw new Error('MEDIA_URL_TTL_S must be at least 1');
   if (media.notificationUrlTtlS < 1) {
@@ -276,8 +302,6 @@ function mediaConfig(env: Env): MediaConfig {
     throw new Error('MEDIA_PACKAGER_CONCURRENCY must be at least 1');
   }
   if (media.packager.segmentS < 1) throw new Error('MEDIA_SEGMENT_S must be at least 1');
-  if (media.export.maxSeconds < 1) throw new Error('EXPORT_MAX_SECONDS must be at least 1');
-  if (media.export.concurrency < 1) throw new Error('EXPORT_CONCURRENCY must be at least 1');
   if (s3 && Math.max(media.maxMp4Bytes, media.maxImageBytes) > MAX_S3_PUT_BYTES) {
     throw new Error('with MEDIA_S3_BUCKET, the media size limits must be at most 5 GiB');
   }
@@ -285,6 +309,44 @@ function mediaConfig(env: Env): MediaConfig {
     throw new Error('MEDIA_URL_SECRET must be at least 16 characters');
   }
   return media;
+}
+
+function exportConfig(env: Env, maxMp4Bytes: number): MediaConfig['export'] {
+  const concurrency = int(env, 'EXPORT_CONCURRENCY', 2);
+  const config: MediaConfig['export'] = {
+    maxSeconds: int(env, 'EXPORT_MAX_SECONDS', 3600),
+    concurrency,
+    // Half of the slots: one account (or whoever holds its signed URLs) never takes them all.
+    perAccount: int(
+      env,
+      'EXPORT_CONCURRENCY_PER_ACCOUNT',
+      Math.max(1, Math.floor(concurrency / 2)),
+    ),
+    timeoutS: int(env, 'EXPORT_TIMEOUT_S', 1800),
+    minReadBytesPerS: int(env, 'EXPORT_MIN_READ_BYTES_PER_S', 16 * 1024),
+    readWindowS: int(env, 'EXPORT_READ_WINDOW_S', 20),
+    maxBytes: int(env, 'EXPORT_MAX_BYTES', 2 * 1024 ** 3),
+    urlRatePerMinute: int(env, 'EXPORT_URL_RATE_PER_MINUTE', 6),
+    urlBurst: int(env, 'EXPORT_URL_BURST', 5),
+  };
+  if (config.maxSeconds < 1) throw new Error('EXPORT_MAX_SECONDS must be at least 1');
+  if (concurrency < 1) throw new Error('EXPORT_CONCURRENCY must be at least 1');
+  if (config.perAccount < 1 || config.perAccount > concurrency) {
+    throw new Error('EXPORT_CONCURRENCY_PER_ACCOUNT must be between 1 and EXPORT_CONCURRENCY');
+  }
+  if (config.timeoutS < 1 || config.timeoutS > 86_400) {
+    throw new Error('EXPORT_TIMEOUT_S must be between 1 and 86400');
+  }
+  if (config.readWindowS < 1 || config.readWindowS > 600) {
+    throw new Error('EXPORT_READ_WINDOW_S must be between 1 and 600');
+  }
+  if (config.maxBytes < maxMp4Bytes) {
+    throw new Error('EXPORT_MAX_BYTES must be at least MEDIA_MAX_MP4_BYTES (one clip must fit)');
+  }
+  if (config.urlRatePerMinute > 0 && config.urlBurst < 1) {
+    throw new Error('EXPORT_URL_BURST must be at least 1');
+  }
+  return config;
 }
 
 function publicBaseUrl(env: Env): string | undefined {

@@ -117,7 +117,17 @@ export async function buildServices(
   notifications.onQueued(() => dispatcher.wake());
   // Attempts in flight finish (and are recorded) before the database closes.
   disposables.defer('webhook dispatcher', () => dispatcher.close());
-  const media = await MediaService.create(db, config, logger, signal, announce);
+  const media = await MediaService.create(db, config, logger, signal, announce, {
+    refused: (reason) => {
+      metrics.exportRefusals.inc({ reason });
+      // The 429s; the 503s count as `unavailable` where they are answered.
+      if (reason === 'account_busy' || reason === 'url_rate_limited') {
+        metrics.refusals.inc({ reason: 'rate_limited' });
+      }
+    },
+    cut: (reason) => metrics.exportCuts.inc({ reason }),
+    slots: (change) => metrics.exportSlots.inc(change),
+  });
   disposables.defer('media', () => media.close());
   // Committed events go to the pub/sub (Redis when REDIS_URL is set), which feeds the
   // subscribers of every instance.

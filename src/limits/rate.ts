@@ -101,6 +101,15 @@ export class RateLimiter {
     return this.#takeFrom(principal, this.#budgets(principal)?.cost, cost);
   }
 
+  /**
+   * Takes one request from the bucket of `key` under `policy`, for what no token identifies
+   * (a signed export URL): the same buckets, shared through Redis when set, and the same pacing
+   * of refusals, counted per key.
+   */
+  async consumeKey(key: string, policy: BucketPolicy): Promise<RateDecision> {
+    return this.#takeAs(key, `${policy.name}:${key}`, policy, 1);
+  }
+
   #budgets(principal: Principal): Budgets | undefined {
     if (!this.#policies) return undefined;
     return principal.scopes.has('ingest') ? this.#policies.ingest : this.#policies.standard;
@@ -113,7 +122,16 @@ export class RateLimiter {
   ): Promise<RateDecision | undefined> {
     if (!policy) return undefined;
     const caller = callerOf(principal);
-    const decision = await this.#take(`${policy.name}:${caller}`, policy, cost);
+    return this.#takeAs(caller, `${policy.name}:${caller}`, policy, cost);
+  }
+
+  async #takeAs(
+    caller: string,
+    key: string,
+    policy: BucketPolicy,
+    cost: number,
+  ): Promise<RateDecision> {
+    const decision = await this.#take(key, policy, cost);
     if (!decision.allowed) {
       // A client that keeps sending after its refusals has them answered more slowly.
       const hold = this.#pacer.refused(caller);
@@ -129,11 +147,14 @@ export class RateLimiter {
   async #take(key: string, policy: BucketPolicy, cost: number): Promise<BucketDecision> {
     if (this.#shared) {
       try {
+        // redis-gcra takes a rate of at least 1 per period: a slower one (a signed export URL's
+        // few a minute) is one per longer period, the same emission interval.
+        const slow = policy.ratePerSecond < 1;
         const r = await this.#shared.limit({
           key,
           burst: policy.burst,
-          rate: policy.ratePerSecond,
-          period: 1000,
+          rate: slow ? 1 : policy.ratePerSecond,
+          period: slow ? 1000 / policy.ratePerSecond : 1000,
           cost,
         });
         if (this.#fallback) {

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import type { ServerResponse } from 'node:http';
 import { PassThrough, type Readable } from 'node:stream';
 import { activityIdFromDate, retentionFloor } from '../activities/ids.ts';
 import type { MediaConfig } from '../config.ts';
@@ -20,11 +21,36 @@ export const EXPORT_RETRY_AFTER_S = 5;
 /** An export whose client has read nothing for this long is cut (its ffmpeg blocks meanwhile). */
 export const EXPORT_IDLE_TIMEOUT_MS = 60_000;
 
-/** One clip of an export: an activity's MP4 upload. */
-export type ExportClip = UploadRef;
+/** One clip of an export: an activity's MP4 upload, with its size. */
+export type ExportClip = UploadRef & { size: number };
+
+/** What one export would join: the accessory's account (whose slots it takes) and the clips. */
+export interface ExportPlan {
+  accountId: string;
+  clips: ExportClip[];
+  /** The sum of the clips' sizes: what an export joins, and copies first with S3. */
+  bytes: number;
+}
 
 /** Who asks: the holder of a signed export URL (already verified), or an account's token. */
 export type ExportAccess = { signed: true } | { accountId: string };
+
+/** Why an export was refused (`clipgate_export_refusals_total{reason}`). */
+export type ExportRefusal =
+  'busy' | 'account_busy' | 'url_rate_limited' | 'too_large' | 'no_ffmpeg';
+
+/** Why an export ended before its last byte (`clipgate_export_cuts_total{reason}`). */
+export type ExportCut = 'slow_reader' | 'idle' | 'deadline' | 'failed' | 'shutdown';
+
+/** Where exports report what they refuse, cut and run (the metrics). */
+export interface ExportObserver {
+  refused(reason: ExportRefusal): void;
+  cut(reason: ExportCut): void;
+  /** The slots in use changed by `change` (+1, -1). */
+  slots(change: number): void;
+}
+
+const unobserved: ExportObserver = { refused() {}, cut() {}, slots() {} };
 
 const unavailable = (message: string) =>
   new AppError(
@@ -34,18 +60,31 @@ const unavailable = (message: string) =>
     { 'Retry-After': String(EXPORT_RETRY_AFTER_S) },
   );
 
+/** A running export: its account, and what stops it (the deadline, shutdown, a slow reader). */
+interface Running {
+  accountId: string;
+  stop: AbortController;
+}
+
 /**
  * Clip export: the MP4s of an accessory's activities that overlap a time range, joined into one
  * MP4 by ffmpeg's concat demuxer without re-encoding (`-c copy`), whole clips in start order, and
  * streamed to the client as ffmpeg writes it: a fragmented MP4, whose header comes first and
  * holds no sample index (each fragment carries its own), so nothing is rewritten at the end.
  *
- * Each instance runs at most `EXPORT_CONCURRENCY` exports at once; one more is refused (503
- * with `Retry-After`) rather than queued, since its client is waiting on the line. With the S3
- * store the clips are copied to the temporary directory first (ffmpeg seeks in them).
+ * Each instance runs at most `EXPORT_CONCURRENCY` exports at once, and one account's at most
+ * `EXPORT_CONCURRENCY_PER_ACCOUNT` of them (its token's and its signed URLs' alike); one more is
+ * refused (503, or 429 for the account's share, with `Retry-After`) rather than queued, since its
+ * client is waiting on the line. An export joins at most `EXPORT_MAX_BYTES` of clips (400 naming
+ * `end` above); with the S3 store they are copied to the temporary directory first (ffmpeg seeks
+ * in them). A slot is held for at most `EXPORT_TIMEOUT_S`, copies and ffmpeg included, and a
+ * client that reads slower than `EXPORT_MIN_READ_BYTES_PER_S` while the export waits on it is
+ * cut ({@link watch}), so that no client holds a slot for long by reading slowly.
  */
 export class MediaExports {
-  readonly #running = new Set<PassThrough>();
+  readonly #running = new Map<Readable, Running>();
+  /** Slots held per account. */
+  readonly #held = new Map<string, number>();
 
   constructor(
     private readonly db: Database,
@@ -55,7 +94,13 @@ export class MediaExports {
     private readonly ffmpeg: string | undefined,
     private readonly tmpDir: string,
     private readonly logger: Logger,
+    private readonly observer: ExportObserver = unobserved,
   ) {}
+
+  /** Counts a refusal made outside (the per-URL rate limit of src/media/routes.ts). */
+  refused(reason: ExportRefusal): void {
+    this.observer.refused(reason);
+  }
 
   /** The range of the `start` and `end` query parameters; 400 naming the field at fault. */
   parseRange(query: URLSearchParams): TimeRange {
@@ -94,7 +139,7 @@ export class MediaExports {
    * (those left unpackaged by an instance without ffmpeg stay in). 404 for an unknown accessory,
    * or another account's.
    */
-  async clips(accessoryId: string, range: TimeRange, access: ExportAccess): Promise<ExportClip[]> {
+  async clips(accessoryId: string, range: TimeRange, access: ExportAccess): Promise<ExportPlan> {
     const { rows: owners } = await this.db.pool.query<{
       account_id: string;
       retention_days: number;
@@ -108,8 +153,12 @@ export class MediaExports {
     if (!owner || ('accountId' in access && owner.account_id !== access.accountId)) {
       throw notFound('accessory');
     }
-    const { rows } = await this.db.pool.query<{ activity_id: string; upload_id: string }>(
-      `SELECT a.activity_id, m.upload_id
+    const { rows } = await this.db.pool.query<{
+      activity_id: string;
+      upload_id: string;
+      size: string;
+    }>(
+      `SELECT a.activity_id, m.upload_id, m.size
          FROM activities a
          JOIN media_objects m
            ON m.accessory_id = a.accessory_id AND m.activity_id = a.activity_id AND m.kind = 'mp4'
@@ -119,13 +168,42 @@ export class MediaExports {
         ORDER BY a.start_time, a.activity_id`,
       [accessoryId, retentionFloor(owner.retention_days), range.start, range.end, NO_FFMPEG],
     );
-    return rows.map((r) => ({ accessoryId, activityId: r.activity_id, uploadId: r.upload_id }));
+    const clips = rows.map((r) => ({
+      accessoryId,
+      activityId: r.activity_id,
+      uploadId: r.upload_id,
+      size: Number(r.size),
+    }));
+    return {
+      accountId: owner.account_id,
+      clips,
+      bytes: clips.reduce((sum, c) => sum + c.size, 0),
+    };
   }
 
-  /** `Accessory.exportUrl`: the signed URL of the export, or null when no clip overlaps now. */
+  /**
+   * 400 (naming `end`) when the clips add up to more than EXPORT_MAX_BYTES: the range is too
+   * big for one export whatever the load, so the client should ask for a shorter one.
+   */
+  checkSize(plan: ExportPlan): void {
+    if (plan.bytes <= this.config.maxBytes) return;
+    this.observer.refused('too_large');
+    throw invalidArgument(
+      'end',
+      `the clips of this range add up to ${plan.bytes} bytes, more than one export joins (EXPORT_MAX_BYTES, ${this.config.maxBytes}); ask for a shorter range`,
+      { limit: 'EXPORT_MAX_BYTES', max: this.config.maxBytes, measured: plan.bytes },
+    );
+  }
+
+  /**
+   * `Accessory.exportUrl`: the signed URL of the export, or null when no clip overlaps now; 400
+   * as the export itself would answer for a range too long or too big.
+   */
   async url(accessoryId: string, range: TimeRange, accountId: string): Promise<string | null> {
-    const clips = await this.clips(accessoryId, this.checkRange(range), { accountId });
-    return clips.length > 0 ? this.signer.exportUrl(accessoryId, range) : null;
+    const plan = await this.clips(accessoryId, this.checkRange(range), { accountId });
+    if (plan.clips.length === 0) return null;
+    this.checkSize(plan);
+    return this.signer.exportUrl(accessoryId, range);
   }
 
   /** The name a browser saves an export under. */
@@ -135,44 +213,83 @@ export class MediaExports {
 
   /**
    * Starts joining the clips and resolves with the MP4 as a stream once ffmpeg has written its
-   * first bytes. Until then failures are thrown: 503 when no export slot is free, 404 when none
-   * of the clips is left in the store, and ffmpeg's own failure (a 500). After that, a failure
-   * destroys the stream with an error, so that the client sees a broken download rather than a
-   * short one. Destroying the stream (the client went away) stops ffmpeg; the slot and the
-   * temporary files are freed when the stream closes.
+   * first bytes. Until then failures are thrown: 429 when the account holds its share of the
+   * slots, 503 when no slot is free (or the export did not start before its deadline), 400 when
+   * the clips are too big, 404 when none of the clips is left in the store, and ffmpeg's own
+   * failure (a 500). After that, a failure destroys the stream with an error, so that the client
+   * sees a broken download rather than a short one. Destroying the stream (the client went away,
+   * a cut) stops ffmpeg; the slot and the temporary files are freed when the stream closes.
    */
-  async open(clips: ExportClip[]): Promise<Readable> {
-    if (!this.ffmpeg) throw unavailable('this instance has no ffmpeg to export clips with');
+  async open(plan: ExportPlan): Promise<Readable> {
+    if (!this.ffmpeg) {
+      this.observer.refused('no_ffmpeg');
+      throw unavailable('this instance has no ffmpeg to export clips with');
+    }
+    this.checkSize(plan);
+    const { accountId } = plan;
     if (this.#running.size >= this.config.concurrency) {
+      this.observer.refused('busy');
       throw unavailable('every export slot of this instance is busy; try again shortly');
     }
+    const held = this.#held.get(accountId) ?? 0;
+    if (held >= this.config.perAccount) {
+      this.observer.refused('account_busy');
+      throw new AppError(
+        'RATE_LIMITED',
+        `this account already runs ${held} export${held === 1 ? '' : 's'} on this instance, as many as one account may (EXPORT_CONCURRENCY_PER_ACCOUNT); try again once ${held === 1 ? 'it has' : 'one has'} ended`,
+        {
+          retryAfterSeconds: EXPORT_RETRY_AFTER_S,
+          limit: 'EXPORT_CONCURRENCY_PER_ACCOUNT',
+          max: this.config.perAccount,
+        },
+        { 'Retry-After': String(EXPORT_RETRY_AFTER_S) },
+      );
+    }
     const body = new PassThrough();
-    this.#running.add(body);
+    // Its reader (src/media/routes.ts) cuts the response on an error; until then none listens.
+    body.on('error', () => {});
+    const run: Running = { accountId, stop: new AbortController() };
+    const { signal } = run.stop;
+    this.#running.set(body, run);
+    this.#held.set(accountId, held + 1);
+    this.observer.slots(1);
+    const deadline = setTimeout(
+      () => this.#cut(body, 'deadline', `it ran for EXPORT_TIMEOUT_S (${this.config.timeoutS} s)`),
+      this.config.timeoutS * 1000,
+    );
     const work = path.join(this.tmpDir, `export-${randomUUID()}`);
     const copies: { path: string; release(): Promise<void> }[] = [];
     let stop = () => {};
+    let cleaned = false;
     const cleanup = () => {
+      if (cleaned) return;
+      cleaned = true;
+      clearTimeout(deadline);
       stop();
       this.#running.delete(body);
+      const left = (this.#held.get(accountId) ?? 1) - 1;
+      if (left > 0) this.#held.set(accountId, left);
+      else this.#held.delete(accountId);
+      this.observer.slots(-1);
       void Promise.all(copies.map((c) => c.release()))
         .then(() => fs.rm(work, { recursive: true, force: true }))
         .catch((err: unknown) => this.logger.warn({ err, work }, 'export cleanup failed'));
     };
-    const cancelled = () => {
-      if (body.destroyed) throw unavailable('the export was cancelled (shutdown)');
+    const stopped = () => {
+      if (signal.aborted) throw signal.reason;
     };
     try {
       await fs.mkdir(work, { recursive: true });
-      for (const clip of clips) {
+      for (const clip of plan.clips) {
         try {
           copies.push(
-            await this.store.localCopy(`${uploadPrefix(clip)}${kindInfo.mp4.file}`, work),
+            await this.store.localCopy(`${uploadPrefix(clip)}${kindInfo.mp4.file}`, work, signal),
           );
         } catch (err) {
           // Deleted since the lookup (past retention, replaced long ago): exported without it.
           if (!(err instanceof ObjectMissing)) throw err;
         }
-        cancelled();
+        stopped();
       }
       if (copies.length === 0) throw notFound('clip');
       const list = path.join(work, 'clips.txt');
@@ -180,6 +297,7 @@ export class MediaExports {
         list,
         copies.map((c) => `file '${c.path.replace(/'/g, "'\\''")}'\n`).join(''),
       );
+      stopped();
       const ffmpeg = this.#ffmpeg(list);
       stop = ffmpeg.kill;
       // The body ends only once ffmpeg has exited well: a failure must not look like a short MP4.
@@ -187,24 +305,77 @@ export class MediaExports {
       const started = await new Promise<boolean>((resolve) => {
         ffmpeg.out.once('data', () => resolve(true));
         void ffmpeg.failure.then(() => resolve(false));
+        signal.addEventListener('abort', () => resolve(false), { once: true });
       });
+      stopped();
       if (!started) {
         throw new Error(`export failed: ${(await ffmpeg.failure) ?? 'ffmpeg wrote nothing'}`);
       }
-      cancelled();
       void ffmpeg.done.then((failure) => {
         if (body.destroyed) return;
         if (failure === undefined) return void body.end();
         this.logger.warn({ failure, clips: copies.length }, 'export failed while streaming');
-        body.destroy(new Error(failure));
+        this.#cut(body, 'failed', failure);
       });
     } catch (err) {
       body.destroy();
       cleanup();
+      // Stopped (deadline, shutdown) while copying or starting: that is the answer.
+      if (signal.aborted) throw signal.reason;
       throw err;
     }
     body.once('close', cleanup);
     return body;
+  }
+
+  /**
+   * Watches the response an export streams into (`body` already piped to `res`): a client that
+   * reads nothing for EXPORT_IDLE_TIMEOUT_MS, or, while the export waits on it (the response's
+   * buffer full), takes less than EXPORT_MIN_READ_BYTES_PER_S over a window of
+   * EXPORT_READ_WINDOW_S, is cut; ffmpeg stops and the slot is freed. A client kept waiting by
+   * ffmpeg (a slow disk, a busy machine) is not: the response then has nothing to send.
+   */
+  watch(body: Readable, res: ServerResponse): void {
+    if (body.destroyed) return;
+    res.setTimeout(EXPORT_IDLE_TIMEOUT_MS, () => {
+      this.#cut(body, 'idle', `the client read nothing for ${EXPORT_IDLE_TIMEOUT_MS / 1000} s`);
+      res.destroy(); // also once ffmpeg is done and the last bytes wait in the response
+    });
+    const { minReadBytesPerS, readWindowS } = this.config;
+    if (minReadBytesPerS === 0) return;
+    let taken = 0;
+    body.on('data', (chunk: Buffer) => (taken += chunk.length));
+    const timer = setInterval(() => {
+      const waiting = res.writableNeedDrain || body.readableLength > 0;
+      if (waiting && taken < minReadBytesPerS * readWindowS) {
+        this.#cut(
+          body,
+          'slow_reader',
+          `the client read ${taken} bytes in ${readWindowS} s, less than EXPORT_MIN_READ_BYTES_PER_S (${minReadBytesPerS}) allows`,
+        );
+      }
+      taken = 0;
+    }, readWindowS * 1000);
+    body.once('close', () => clearInterval(timer));
+  }
+
+  /** Ends a running export before its last byte: its client sees a broken download. */
+  #cut(body: Readable, reason: ExportCut, message: string): void {
+    const run = this.#running.get(body);
+    if (!run || run.stop.signal.aborted || body.destroyed) return;
+    this.observer.cut(reason);
+    if (reason !== 'failed') {
+      this.logger.info({ reason, accountId: run.accountId, message }, 'export cut');
+    }
+    // Before the first bytes this is the answer; after them the client sees the cut.
+    run.stop.abort(
+      unavailable(
+        reason === 'shutdown'
+          ? 'the export was cancelled (shutdown)'
+          : `the export was stopped before its first bytes: ${message}`,
+      ),
+    );
+    body.destroy(new Error(message));
   }
 
   /**
@@ -248,7 +419,9 @@ export class MediaExports {
 
   /** Cuts every running export (shutdown): their clients see a broken download, and can retry. */
   abortAll(): void {
-    for (const body of this.#running) body.destroy(new Error('the service is shutting down'));
+    for (const body of [...this.#running.keys()]) {
+      this.#cut(body, 'shutdown', 'the service is shutting down');
+    }
   }
 }
 

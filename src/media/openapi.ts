@@ -209,7 +209,8 @@ function exportOperations(scopePrefix: string): DocumentedOperation[] {
             ? 'No bearer token: the `{signature}` segment of a URL from GraphQL `Accessory.exportUrl` opens this accessory and exactly this range until it expires (MEDIA_URL_TTL_S); a bad or expired one, or another range, is 403. The answer carries `Access-Control-Allow-Origin: *`.'
             : 'An accessory of the caller.',
           'The MP4s of the activities that overlap `[start, end)` (started before `end`, ended after `start` or still in progress), whole and in start order, joined without re-encoding and streamed as a fragmented MP4 while it is made: no `Content-Length`, no byte ranges. Activities without an MP4, past retention, or whose MP4 could not be packaged are left out.',
-          `At most EXPORT_MAX_SECONDS between start and end (400 naming \`end\`); 404 when no clip overlaps; 503 with \`Retry-After: ${EXPORT_RETRY_AFTER_S}\` while every export slot of the instance (EXPORT_CONCURRENCY) is busy. HEAD answers the same without making the MP4.`,
+          `At most EXPORT_MAX_SECONDS between start and end, and clips of at most EXPORT_MAX_BYTES in all (400 naming \`end\`); 404 when no clip overlaps; 503 with \`Retry-After: ${EXPORT_RETRY_AFTER_S}\` while every export slot of the instance (EXPORT_CONCURRENCY) is busy, 429 with \`Retry-After: ${EXPORT_RETRY_AFTER_S}\` while the accessory's account holds its share of them (EXPORT_CONCURRENCY_PER_ACCOUNT).${signed ? ' Each signed URL has a rate limit of its own (EXPORT_URL_RATE_PER_MINUTE; 429 with `Retry-After`).' : ''} HEAD answers the same without making the MP4.`,
+          'A download is cut (it ends without its closing chunk) when it runs past EXPORT_TIMEOUT_S or its client reads slower than EXPORT_MIN_READ_BYTES_PER_S.',
         ].join(' '),
         security: signed ? [] : anyScope(scopePrefix, ['activities_basic']),
         parameters: [
@@ -241,6 +242,12 @@ function exportOperations(scopePrefix: string): DocumentedOperation[] {
               'PERMISSION_DENIED: the signature is not valid for this accessory and range, or it expired',
             ),
           }),
+          429: {
+            ...errorResponse(
+              `RATE_LIMITED: the account runs as many exports on this instance as it may${signed ? ', or this URL was asked for too often' : ''}; try again after \`Retry-After\` seconds`,
+            ),
+            headers: { 'Retry-After': responseHeader('Seconds') },
+          },
         },
       },
     }));

@@ -5,8 +5,9 @@ import type { Services } from '../services.ts';
 import { AppError, notFound } from '../errors.ts';
 import { sendJson } from '../http/json.ts';
 import { checkPathParameter } from '../ids.ts';
+import { rateLimitHeaders } from '../limits/rate.ts';
 import { clientDigest } from './digest.ts';
-import { EXPORT_IDLE_TIMEOUT_MS, MediaExports, type ExportAccess } from './export.ts';
+import { MediaExports, type ExportAccess } from './export.ts';
 import type { MediaAccess } from './lookup.ts';
 import { contentTypeOf, objectKey, type MediaKind, type MediaTarget } from './model.ts';
 import { notModified, parseRange, rangeStillValid } from './range.ts';
@@ -171,11 +172,13 @@ async function handleExport(
   const range = exports.parseRange(new URL(req.url ?? '/', 'http://localhost').searchParams);
   if (signature !== undefined) {
     services.media.signer.verifyExport(accessoryId, range, signature);
+    await limitSignedExport(services, signature, res);
   }
-  const clips = await exports.clips(accessoryId, range, access);
-  if (clips.length === 0) {
+  const plan = await exports.clips(accessoryId, range, access);
+  if (plan.clips.length === 0) {
     throw new AppError('NOT_FOUND', 'no clip with an MP4 overlaps the range', {});
   }
+  exports.checkSize(plan);
   const headers: Record<string, string> = {
     'Content-Type': 'video/mp4',
     'Content-Disposition': `attachment; filename="${MediaExports.filename(accessoryId, range)}"`,
@@ -191,14 +194,43 @@ async function handleExport(
   if (req.method === 'HEAD') {
     res.writeHead(200, headers).end();
   } else {
-    const body = await exports.open(clips);
+    const body = await exports.open(plan);
     res.writeHead(200, headers);
-    // A client that stops reading holds an export slot and an ffmpeg process: cut it.
-    res.setTimeout(EXPORT_IDLE_TIMEOUT_MS, () => res.destroy());
     // ffmpeg failing mid-way ends the download broken; a client going away stops ffmpeg.
-    await send(body, res);
+    const sent = send(body, res);
+    // A client that stops reading, or reads slowly, holds an export slot and an ffmpeg: cut it.
+    exports.watch(body, res);
+    await sent;
   }
   return `/api/accessories/{accessoryId}/${signature === undefined ? '' : 'signed/{signature}/'}export.mp4`;
+}
+
+/**
+ * The per-URL rate limit of signed export URLs (EXPORT_URL_RATE_PER_MINUTE, EXPORT_URL_BURST):
+ * they need no token, so no caller's budget counts them; each URL has a bucket of its own,
+ * keyed by its (verified) signature. 429 RATE_LIMITED with `Retry-After` over it.
+ */
+async function limitSignedExport(
+  services: Services,
+  signature: string,
+  res: ServerResponse,
+): Promise<void> {
+  const { urlRatePerMinute, urlBurst } = services.config.media.export;
+  if (urlRatePerMinute === 0) return;
+  const policy = { name: 'export-url', ratePerSecond: urlRatePerMinute / 60, burst: urlBurst };
+  const decision = await services.rateLimiter.consumeKey(signature, policy);
+  for (const [name, value] of Object.entries(rateLimitHeaders(decision))) {
+    res.setHeader(name, value);
+  }
+  if (decision.allowed) return;
+  services.media.exports.refused('url_rate_limited');
+  const retryAfter = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
+  throw new AppError(
+    'RATE_LIMITED',
+    `too many requests for this export URL: at most ${urlRatePerMinute} a minute (bursts of ${urlBurst}); retry after ${retryAfter} s`,
+    { retryAfterSeconds: retryAfter, limit: 'EXPORT_URL_RATE_PER_MINUTE' },
+    { 'Retry-After': String(retryAfter) },
+  );
 }
 
 async function serve(

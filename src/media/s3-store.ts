@@ -67,7 +67,7 @@ export class S3MediaStore implements MediaStore {
     await fs.rm(file, { force: true });
   }
 
-  async read(key: string, range?: ByteRange): Promise<Readable> {
+  async read(key: string, range?: ByteRange, signal?: AbortSignal): Promise<Readable> {
     try {
       const out = await this.#client.send(
         new GetObjectCommand({
@@ -75,6 +75,7 @@ export class S3MediaStore implements MediaStore {
           Key: this.#key(key),
           Range: range && `bytes=${range.start}-${range.end}`,
         }),
+        { abortSignal: signal },
       );
       return out.Body as Readable;
     } catch (err) {
@@ -86,12 +87,13 @@ export class S3MediaStore implements MediaStore {
   async localCopy(
     key: string,
     tmpDir: string,
+    signal?: AbortSignal,
   ): Promise<{ path: string; release(): Promise<void> }> {
     await fs.mkdir(tmpDir, { recursive: true });
     const file = path.join(tmpDir, `${randomUUID()}${path.extname(key)}`);
     const release = () => fs.rm(file, { force: true });
     try {
-      await pipeline(await this.read(key), createWriteStream(file));
+      await pipeline(await this.read(key, undefined, signal), createWriteStream(file), { signal });
     } catch (err) {
       await release();
       throw err;

@@ -27,7 +27,7 @@ builder.objectFields(AccessoryRef, (t) => ({
   exportUrl: t.string({
     nullable: true,
     description:
-      'A signed URL of one MP4 joining the clips of the activities that overlap [start, end) (whole clips, in start order, without re-encoding); null when no such clip has an MP4 now. It works without a bearer token until it expires (MEDIA_URL_TTL_S). At most EXPORT_MAX_SECONDS between start and end (INVALID_ARGUMENT naming `end` otherwise, or when end is not after start).',
+      'A signed URL of one MP4 joining the clips of the activities that overlap [start, end) (whole clips, in start order, without re-encoding); null when no such clip has an MP4 now. It works without a bearer token until it expires (MEDIA_URL_TTL_S). At most EXPORT_MAX_SECONDS between start and end, with clips of at most EXPORT_MAX_BYTES in all (INVALID_ARGUMENT naming `end` otherwise, or when end is not after start). Each URL may be asked for a few times a minute (EXPORT_URL_RATE_PER_MINUTE; 429 beyond).',
     authScopes: { activities_basic: true },
     args: {
       start: t.arg({ type: 'DateTime', required: true }),

@@ -5,7 +5,7 @@ import type { EventSignal } from '../events/outbox.ts';
 import type { Logger } from '../logger.ts';
 import type { Database } from '../storage/database.ts';
 import { MediaCleanup } from './cleanup.ts';
-import { MediaExports } from './export.ts';
+import { MediaExports, type ExportObserver } from './export.ts';
 import { INSTALL_HINT } from './ffmpeg.ts';
 import { FsMediaStore } from './fs-store.ts';
 import { MediaLookup } from './lookup.ts';
@@ -44,6 +44,7 @@ export class MediaService {
     config: Config,
     logger: Logger,
     signal: EventSignal,
+    exportObserver?: ExportObserver,
   ) {
     this.#tmpDir = path.join(config.dataDir, 'tmp', 'media');
     this.readiness = new MediaReadiness(signer, config.media.notificationUrlTtlS, signal);
@@ -66,6 +67,7 @@ export class MediaService {
       config.media.packager.ffmpeg,
       this.#tmpDir,
       logger,
+      exportObserver,
     );
     this.uploads = new MediaUploads(
       db,
@@ -86,6 +88,7 @@ export class MediaService {
     logger: Logger,
     signal: EventSignal,
     announce = true,
+    exportObserver?: ExportObserver,
   ): Promise<MediaService> {
     const store: MediaStore = config.media.s3
       ? new S3MediaStore(config.media.s3)
@@ -97,7 +100,7 @@ export class MediaService {
       dataDir: config.dataDir,
     });
     if (announce) announceMedia(config, store, generated, logger);
-    return new MediaService(db, store, signer, config, logger, signal);
+    return new MediaService(db, store, signer, config, logger, signal, exportObserver);
   }
 
   /**

@@ -22,9 +22,13 @@ export interface MediaStore {
   read(key: string, range?: ByteRange): Promise<Readable>;
   /**
    * A local path holding the object, for ffmpeg. `release` removes the copy (for the fs store
-   * the path is the object itself and `release` does nothing).
+   * the path is the object itself and `release` does nothing). `signal` stops a copy under way.
    */
-  localCopy(key: string, tmpDir: string): Promise<{ path: string; release(): Promise<void> }>;
+  localCopy(
+    key: string,
+    tmpDir: string,
+    signal?: AbortSignal,
+  ): Promise<{ path: string; release(): Promise<void> }>;
   /** Deletes every object whose key starts with `prefix` (which ends with `/`); returns how many. */
   deletePrefix(prefix: string): Promise<number>;
   /** The keys under a prefix (tests and tooling). */

@@ -149,7 +149,7 @@ export interface paths {
         };
         /**
          * One MP4 of the accessory's clips in a time range
-         * @description An accessory of the caller. The MP4s of the activities that overlap `[start, end)` (started before `end`, ended after `start` or still in progress), whole and in start order, joined without re-encoding and streamed as a fragmented MP4 while it is made: no `Content-Length`, no byte ranges. Activities without an MP4, past retention, or whose MP4 could not be packaged are left out. At most EXPORT_MAX_SECONDS between start and end (400 naming `end`); 404 when no clip overlaps; 503 with `Retry-After: 5` while every export slot of the instance (EXPORT_CONCURRENCY) is busy. HEAD answers the same without making the MP4.
+         * @description An accessory of the caller. The MP4s of the activities that overlap `[start, end)` (started before `end`, ended after `start` or still in progress), whole and in start order, joined without re-encoding and streamed as a fragmented MP4 while it is made: no `Content-Length`, no byte ranges. Activities without an MP4, past retention, or whose MP4 could not be packaged are left out. At most EXPORT_MAX_SECONDS between start and end, and clips of at most EXPORT_MAX_BYTES in all (400 naming `end`); 404 when no clip overlaps; 503 with `Retry-After: 5` while every export slot of the instance (EXPORT_CONCURRENCY) is busy, 429 with `Retry-After: 5` while the accessory's account holds its share of them (EXPORT_CONCURRENCY_PER_ACCOUNT). HEAD answers the same without making the MP4. A download is cut (it ends without its closing chunk) when it runs past EXPORT_TIMEOUT_S or its client reads slower than EXPORT_MIN_READ_BYTES_PER_S.
          */
         get: operations["getExport"];
         put?: never;
@@ -158,7 +158,7 @@ export interface paths {
         options?: never;
         /**
          * One MP4 of the accessory's clips in a time range: headers only
-         * @description An accessory of the caller. The MP4s of the activities that overlap `[start, end)` (started before `end`, ended after `start` or still in progress), whole and in start order, joined without re-encoding and streamed as a fragmented MP4 while it is made: no `Content-Length`, no byte ranges. Activities without an MP4, past retention, or whose MP4 could not be packaged are left out. At most EXPORT_MAX_SECONDS between start and end (400 naming `end`); 404 when no clip overlaps; 503 with `Retry-After: 5` while every export slot of the instance (EXPORT_CONCURRENCY) is busy. HEAD answers the same without making the MP4.
+         * @description An accessory of the caller. The MP4s of the activities that overlap `[start, end)` (started before `end`, ended after `start` or still in progress), whole and in start order, joined without re-encoding and streamed as a fragmented MP4 while it is made: no `Content-Length`, no byte ranges. Activities without an MP4, past retention, or whose MP4 could not be packaged are left out. At most EXPORT_MAX_SECONDS between start and end, and clips of at most EXPORT_MAX_BYTES in all (400 naming `end`); 404 when no clip overlaps; 503 with `Retry-After: 5` while every export slot of the instance (EXPORT_CONCURRENCY) is busy, 429 with `Retry-After: 5` while the accessory's account holds its share of them (EXPORT_CONCURRENCY_PER_ACCOUNT). HEAD answers the same without making the MP4. A download is cut (it ends without its closing chunk) when it runs past EXPORT_TIMEOUT_S or its client reads slower than EXPORT_MIN_READ_BYTES_PER_S.
          */
         head: operations["headExport"];
         patch?: never;
@@ -173,7 +173,7 @@ export interface paths {
         };
         /**
          * One MP4 of the accessory's clips in a time range, by a signed URL
-         * @description No bearer token: the `{signature}` segment of a URL from GraphQL `Accessory.exportUrl` opens this accessory and exactly this range until it expires (MEDIA_URL_TTL_S); a bad or expired one, or another range, is 403. The answer carries `Access-Control-Allow-Origin: *`. The MP4s of the activities that overlap `[start, end)` (started before `end`, ended after `start` or still in progress), whole and in start order, joined without re-encoding and streamed as a fragmented MP4 while it is made: no `Content-Length`, no byte ranges. Activities without an MP4, past retention, or whose MP4 could not be packaged are left out. At most EXPORT_MAX_SECONDS between start and end (400 naming `end`); 404 when no clip overlaps; 503 with `Retry-After: 5` while every export slot of the instance (EXPORT_CONCURRENCY) is busy. HEAD answers the same without making the MP4.
+         * @description No bearer token: the `{signature}` segment of a URL from GraphQL `Accessory.exportUrl` opens this accessory and exactly this range until it expires (MEDIA_URL_TTL_S); a bad or expired one, or another range, is 403. The answer carries `Access-Control-Allow-Origin: *`. The MP4s of the activities that overlap `[start, end)` (started before `end`, ended after `start` or still in progress), whole and in start order, joined without re-encoding and streamed as a fragmented MP4 while it is made: no `Content-Length`, no byte ranges. Activities without an MP4, past retention, or whose MP4 could not be packaged are left out. At most EXPORT_MAX_SECONDS between start and end, and clips of at most EXPORT_MAX_BYTES in all (400 naming `end`); 404 when no clip overlaps; 503 with `Retry-After: 5` while every export slot of the instance (EXPORT_CONCURRENCY) is busy, 429 with `Retry-After: 5` while the accessory's account holds its share of them (EXPORT_CONCURRENCY_PER_ACCOUNT). Each signed URL has a rate limit of its own (EXPORT_URL_RATE_PER_MINUTE; 429 with `Retry-After`). HEAD answers the same without making the MP4. A download is cut (it ends without its closing chunk) when it runs past EXPORT_TIMEOUT_S or its client reads slower than EXPORT_MIN_READ_BYTES_PER_S.
          */
         get: operations["getExportSigned"];
         put?: never;
@@ -182,7 +182,7 @@ export interface paths {
         options?: never;
         /**
          * One MP4 of the accessory's clips in a time range: headers only, by a signed URL
-         * @description No bearer token: the `{signature}` segment of a URL from GraphQL `Accessory.exportUrl` opens this accessory and exactly this range until it expires (MEDIA_URL_TTL_S); a bad or expired one, or another range, is 403. The answer carries `Access-Control-Allow-Origin: *`. The MP4s of the activities that overlap `[start, end)` (started before `end`, ended after `start` or still in progress), whole and in start order, joined without re-encoding and streamed as a fragmented MP4 while it is made: no `Content-Length`, no byte ranges. Activities without an MP4, past retention, or whose MP4 could not be packaged are left out. At most EXPORT_MAX_SECONDS between start and end (400 naming `end`); 404 when no clip overlaps; 503 with `Retry-After: 5` while every export slot of the instance (EXPORT_CONCURRENCY) is busy. HEAD answers the same without making the MP4.
+         * @description No bearer token: the `{signature}` segment of a URL from GraphQL `Accessory.exportUrl` opens this accessory and exactly this range until it expires (MEDIA_URL_TTL_S); a bad or expired one, or another range, is 403. The answer carries `Access-Control-Allow-Origin: *`. The MP4s of the activities that overlap `[start, end)` (started before `end`, ended after `start` or still in progress), whole and in start order, joined without re-encoding and streamed as a fragmented MP4 while it is made: no `Content-Length`, no byte ranges. Activities without an MP4, past retention, or whose MP4 could not be packaged are left out. At most EXPORT_MAX_SECONDS between start and end, and clips of at most EXPORT_MAX_BYTES in all (400 naming `end`); 404 when no clip overlaps; 503 with `Retry-After: 5` while every export slot of the instance (EXPORT_CONCURRENCY) is busy, 429 with `Retry-After: 5` while the accessory's account holds its share of them (EXPORT_CONCURRENCY_PER_ACCOUNT). Each signed URL has a rate limit of its own (EXPORT_URL_RATE_PER_MINUTE; 429 with `Retry-After`). HEAD answers the same without making the MP4. A download is cut (it ends without its closing chunk) when it runs past EXPORT_TIMEOUT_S or its client reads slower than EXPORT_MIN_READ_BYTES_PER_S.
          */
         head: operations["headExportSigned"];
         patch?: never;
@@ -1208,6 +1208,17 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];
+            /** @description RATE_LIMITED: the account runs as many exports on this instance as it may; try again after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             503: components["responses"]["Unavailable"];
             default: components["responses"]["Error"];
         };
@@ -1246,6 +1257,17 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];
+            /** @description RATE_LIMITED: the account runs as many exports on this instance as it may; try again after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             503: components["responses"]["Unavailable"];
             default: components["responses"]["Error"];
         };
@@ -1295,6 +1317,17 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
+            /** @description RATE_LIMITED: the account runs as many exports on this instance as it may, or this URL was asked for too often; try again after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             503: components["responses"]["Unavailable"];
             default: components["responses"]["Error"];
         };
@@ -1342,6 +1375,17 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
+            /** @description RATE_LIMITED: the account runs as many exports on this instance as it may, or this URL was asked for too often; try again after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             503: components["responses"]["Unavailable"];
             default: components["responses"]["Error"];
         };

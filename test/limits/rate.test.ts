@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryBuckets, takeToken } from '../../src/limits/gcra.ts';
 import { RefusalPacer } from '../../src/limits/pacing.ts';
+import { RateLimiter } from '../../src/limits/rate.ts';
+import { loadConfig } from '../../src/config.ts';
+import { createLogger } from '../../src/logger.ts';
 import { backends, startApp, type TestApp } from '../helpers/app.ts';
 import { rest } from '../helpers/client.ts';
 import { seedAccessory } from '../helpers/fixtures.ts';
@@ -267,6 +270,27 @@ describe.runIf(redisUrl)('rate limits shared through Redis', () => {
         statuses.push((await rest(app.url, token, 'GET', '/api/accessories')).status);
       }
       expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+
+  it("two instances take a signed export URL's requests from one bucket", async () => {
+    const logger = createLogger('silent');
+    const limits = loadConfig({ RATE_LIMIT_RPS: '1' }).limits;
+    const [a, b] = [
+      new RateLimiter(limits, redisUrl, logger),
+      new RateLimiter(limits, redisUrl, logger),
+    ];
+    try {
+      await Promise.all([a.ready(), b.ready()]);
+      const policy = { name: 'export-url', ratePerSecond: 1 / 60, burst: 2 };
+      const key = `export-url:${crypto.randomUUID()}`;
+      const allowed = [];
+      for (const limiter of [a, b, a, b]) {
+        allowed.push((await limiter.consumeKey(key, policy)).allowed);
+      }
+      expect(allowed).toEqual([true, true, false, false]);
     } finally {
       await Promise.all([a.close(), b.close()]);
     }

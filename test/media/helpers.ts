@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import http from 'node:http';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -66,6 +67,69 @@ export async function makeClip(): Promise<Clip> {
     mp4: mp4Bytes,
     jpg: jpgBytes,
     sha256: { mp4: sha256(mp4Bytes), jpg: sha256(jpgBytes) },
+  };
+}
+
+/**
+ * A 2-second 640x480 clip of incompressible frames (about 24 MB): more than the socket buffers
+ * hold, so that an export whose client does not read (or reads slowly) stays running.
+ */
+export async function makeBigClip(dir: string): Promise<Buffer> {
+  const file = path.join(dir, `big-${crypto.randomUUID()}.mp4`);
+  await run(requireTool('ffmpeg'), [
+    ...['-nostdin', '-v', 'error', '-f', 'lavfi'],
+    ...['-i', 'nullsrc=s=640x480:d=2:r=25,geq=random(1)*255:128:128'],
+    ...['-c:v', 'libx264', '-preset', 'ultrafast', '-qp', '0', '-g', '25'],
+    ...['-pix_fmt', 'yuv420p', '-y', file],
+  ]);
+  try {
+    return await fs.readFile(file);
+  } finally {
+    await fs.rm(file, { force: true });
+  }
+}
+
+/**
+ * A GET over a raw socket that reads its answer slowly: the first chunk at once (the status
+ * line), then `bytes` every `everyMs`, as an attacker holding a download open would. The
+ * socket is paused otherwise, so the kernel's buffers fill and the server waits on it.
+ */
+export function slowReader(
+  baseUrl: string,
+  target: string,
+  options: { headers?: Record<string, string>; bytes?: number; everyMs?: number } = {},
+): { status: Promise<number>; received(): number; destroy(): void } {
+  const { hostname, port } = new URL(baseUrl);
+  const socket = net.connect(Number(port), hostname);
+  const headers = { host: `${hostname}:${port}`, ...options.headers };
+  socket.write(
+    `GET ${target} HTTP/1.1\r\n${Object.entries(headers)
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('')}\r\n`,
+  );
+  let received = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const status = new Promise<number>((resolve, reject) => {
+    socket.once('error', reject);
+    socket.once('readable', () => {
+      const first = socket.read() as Buffer | null;
+      received += first?.length ?? 0;
+      resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(first?.toString('latin1') ?? '')?.[1]));
+      timer = setInterval(() => {
+        const chunk = socket.read(options.bytes ?? 1024) as Buffer | null;
+        received += chunk?.length ?? 0;
+      }, options.everyMs ?? 1000);
+    });
+  });
+  socket.on('error', () => {});
+  socket.once('close', () => clearInterval(timer));
+  return {
+    status,
+    received: () => received,
+    destroy: () => {
+      clearInterval(timer);
+      socket.destroy();
+    },
   };
 }
 

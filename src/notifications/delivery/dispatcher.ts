@@ -122,6 +122,7 @@ export class Dispatcher {
       timeoutMs: options.webhook.timeoutMs,
       allowPrivateNetworks: options.webhook.allowPrivateNetworks,
       connectionsPerOrigin: PER_ORIGIN,
+      logger: this.#logger,
     });
     this.#wakeups = new Wakeups({
       db: options.db,

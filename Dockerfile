@@ -4,8 +4,13 @@
 # the compiled service, the dashboard and the SQL migrations, and runs as the unprivileged `node`
 # user. See docs/operations.md.
 #
+# It runs with NODE_ENV=production, which does not start without an authentication setting:
+# AUTH_JWKS_URL with AUTH_ISSUER and AUTH_AUDIENCE, AUTH_INTROSPECTION_URL, or for development
+# tokens AUTH_DEV_SECRET of at least 32 bytes (docs/operations.md, Security).
+#
 #   docker build -t clipgate .
-#   docker run --rm -p 4000:4000 -v clipgate-data:/data clipgate
+#   SECRET=$(openssl rand -base64 32)    # keep it: `AUTH_DEV_SECRET=$SECRET npm run token` signs tokens
+#   docker run --rm -p 4000:4000 -v clipgate-data:/data -e AUTH_DEV_SECRET="$SECRET" clipgate
 ARG NODE_VERSION=20
 
 FROM node:${NODE_VERSION}-bookworm-slim AS build

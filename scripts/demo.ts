@@ -102,7 +102,9 @@ async function main(): Promise<void> {
   // The account exists once the simulator's first call returned; the page needs it.
   await new Promise((r) => setTimeout(r, 1500));
   console.log(`\n  Dashboard: ${url}/app#token=${token}\n`);
-  console.log('  (the token is in the fragment, never sent to the server; Ctrl-C stops)\n');
+  console.log(
+    '  (the token is in the fragment, never sent to the server, and the page drops it from the address bar; Ctrl-C stops)\n',
+  );
   await simulation.catch((err: unknown) => {
     console.error(`[demo] simulator: ${err instanceof Error ? err.message : err}`);
   });

@@ -174,13 +174,16 @@ export interface LiveConfig {
 }
 
 export type AuthConfig =
-  | { mode: 'jwks'; jwksUrl: string; issuer: string | undefined; audience: string | undefined }
+  | { mode: 'jwks'; jwksUrl: string; issuer: string; audience: string }
   | {
       mode: 'introspection';
       introspectionUrl: string;
       clientId: string | undefined;
       clientSecret: string | undefined;
+      /** How long a positive answer is taken (default 5 minutes, src/accounts/auth.ts); no variable. */
+      cacheMs?: number;
     }
+  /** `secret` undefined: the one generated into DATA_DIR (never with NODE_ENV=production). */
   | { mode: 'dev'; secret: string | undefined };
 
 export interface WebhookConfig {
@@ -242,14 +245,29 @@ function intList(env: Env, name: string, fallback: number[]): number[] {
   });
 }
 
+/** The shortest `AUTH_DEV_SECRET` taken: HS256 wants a key of at least its 256 bits. */
+export const DEV_SECRET_MIN_BYTES = 32;
+
+/**
+ * The authentication mode. It refuses to guess: JWKS tokens are only taken for this service's
+ * issuer and audience, a development secret shorter than 32 bytes is refused anywhere, and with
+ * `NODE_ENV=production` development tokens need a secret configured (never one generated).
+ */
 function authConfig(env: Env): AuthConfig {
   if (env.AUTH_JWKS_URL) {
-    return {
-      mode: 'jwks',
-      jwksUrl: env.AUTH_JWKS_URL,
-      issuer: env.AUTH_ISSUER || undefined,
-      audience: env.AUTH_AUDIENCE || undefined,
-    };
+    const issuer = env.AUTH_ISSUER?.trim();
+    const audience = env.AUTH_AUDIENCE?.trim();
+    if (!issuer) {
+      throw new Error(
+        'AUTH_ISSUER must be set with AUTH_JWKS_URL: the "iss" of the tokens to take',
+      );
+    }
+    if (!audience) {
+      throw new Error(
+        'AUTH_AUDIENCE must be set with AUTH_JWKS_URL: the "aud" the tokens carry for this service',
+      );
+    }
+    return { mode: 'jwks', jwksUrl: env.AUTH_JWKS_URL, issuer, audience };
   }
   if (env.AUTH_INTROSPECTION_URL) {
     return {
@@ -259,7 +277,18 @@ function authConfig(env: Env): AuthConfig {
       clientSecret: env.AUTH_INTROSPECTION_CLIENT_SECRET || undefined,
     };
   }
-  return { mode: 'dev', secret: env.AUTH_DEV_SECRET || undefined };
+  const secret = env.AUTH_DEV_SECRET || undefined;
+  if (secret !== undefined && Buffer.byteLength(secret, 'utf8') < DEV_SECRET_MIN_BYTES) {
+    throw new Error(
+      `AUTH_DEV_SECRET must be at least ${DEV_SECRET_MIN_BYTES} bytes (e.g. \`openssl rand -base64 32\`)`,
+    );
+  }
+  if (secret === undefined && env.NODE_ENV === 'production') {
+    throw new Error(
+      `AUTH_DEV_SECRET must be set (at least ${DEV_SECRET_MIN_BYTES} bytes) for development tokens with NODE_ENV=production, or AUTH_JWKS_URL or AUTH_INTROSPECTION_URL`,
+    );
+  }
+  return { mode: 'dev', secret };
 }
 
 const MAX_S3_PUT_BYTES = 5 * 1024 ** 3;

@@ -1,8 +1,16 @@
 import { buildApp } from './app.ts';
-import { loadConfig } from './config.ts';
+import { loadConfig, type Config } from './config.ts';
 import { createLogger } from './logger.ts';
 
-const config = loadConfig();
+let config: Config;
+try {
+  config = loadConfig();
+} catch (err) {
+  // A configuration refused (a value malformed, a secret missing or too short): one line that
+  // names the variable, no stack, exit 1. The level configured may be what is wrong.
+  createLogger('info').fatal(`configuration refused: ${(err as Error).message}`);
+  process.exit(1);
+}
 const logger = createLogger(config.logLevel);
 /** A start that fails (the database unreachable, the port taken) ends with one log line. */
 const failed = (err: unknown): never => {

@@ -1,5 +1,13 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
+
+const root = fileURLToPath(new URL('../', import.meta.url));
+const SECRET = 'clipgate-test-secret-0123456789abcdef'; // 37 bytes, as the tests use
 
 describe('loadConfig', () => {
   it('takes GRAPHQL_WORKER_NICE as steps of nice, 0-19, and refuses others naming it', () => {
@@ -12,6 +20,120 @@ describe('loadConfig', () => {
       );
     }
   });
+
+  describe('authentication', () => {
+    it('refuses an AUTH_DEV_SECRET shorter than 32 bytes, in production or not', () => {
+      for (const NODE_ENV of [undefined, 'development', 'production']) {
+        for (const secret of ['x', 'x'.repeat(31), 'ü'.repeat(15)]) {
+          expect(() => loadConfig({ NODE_ENV, AUTH_DEV_SECRET: secret }), secret).toThrow(
+            /^AUTH_DEV_SECRET must be at least 32 bytes/,
+          );
+        }
+        expect(loadConfig({ NODE_ENV, AUTH_DEV_SECRET: 'x'.repeat(32) }).auth).toEqual({
+          mode: 'dev',
+          secret: 'x'.repeat(32),
+        });
+        // 16 characters of two bytes each are 32 bytes.
+        expect(loadConfig({ NODE_ENV, AUTH_DEV_SECRET: 'ü'.repeat(16) }).auth.mode).toBe('dev');
+        expect(loadConfig({ NODE_ENV, AUTH_DEV_SECRET: SECRET }).auth.mode).toBe('dev');
+      }
+    });
+
+    it('generates a development secret outside production only', () => {
+      expect(loadConfig({}).auth).toEqual({ mode: 'dev', secret: undefined });
+      expect(loadConfig({ NODE_ENV: 'test', AUTH_DEV_SECRET: '' }).auth).toEqual({
+        mode: 'dev',
+        secret: undefined,
+      });
+      for (const env of [{}, { AUTH_DEV_SECRET: '' }]) {
+        expect(() => loadConfig({ NODE_ENV: 'production', ...env })).toThrow(
+          /^AUTH_DEV_SECRET must be set \(at least 32 bytes\) for development tokens with NODE_ENV=production/,
+        );
+      }
+    });
+
+    it('requires AUTH_ISSUER and AUTH_AUDIENCE with AUTH_JWKS_URL, in production or not', () => {
+      const jwks = { AUTH_JWKS_URL: 'https://idp.example.com/jwks.json' };
+      for (const NODE_ENV of [undefined, 'production']) {
+        expect(() => loadConfig({ NODE_ENV, ...jwks })).toThrow(/^AUTH_ISSUER must be set/);
+        expect(() =>
+          loadConfig({ NODE_ENV, ...jwks, AUTH_ISSUER: ' ', AUTH_AUDIENCE: 'clipgate' }),
+        ).toThrow(/^AUTH_ISSUER must be set/);
+        expect(() =>
+          loadConfig({ NODE_ENV, ...jwks, AUTH_ISSUER: 'https://idp.example.com/' }),
+        ).toThrow(/^AUTH_AUDIENCE must be set/);
+        expect(
+          loadConfig({
+            NODE_ENV,
+            ...jwks,
+            AUTH_ISSUER: 'https://idp.example.com/',
+            AUTH_AUDIENCE: 'clipgate',
+          }).auth,
+        ).toEqual({
+          mode: 'jwks',
+          jwksUrl: jwks.AUTH_JWKS_URL,
+          issuer: 'https://idp.example.com/',
+          audience: 'clipgate',
+        });
+      }
+      // Another mode chosen: no development secret needed, even in production.
+      expect(
+        loadConfig({
+          NODE_ENV: 'production',
+          AUTH_INTROSPECTION_URL: 'https://idp.example.com/introspect',
+        }).auth.mode,
+      ).toBe('introspection');
+    });
+  });
+});
+
+describe('the service refusing its configuration', () => {
+  /** `node src/main.ts` with `env`: its exit code and stdout lines. */
+  async function start(env: Record<string, string>) {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'clipgate-config-'));
+    try {
+      const childEnv: NodeJS.ProcessEnv = {
+        ...process.env,
+        PORT: '0',
+        DATA_DIR: dataDir,
+        DATABASE_URL: '',
+        AUTH_DEV_SECRET: '',
+        AUTH_JWKS_URL: '',
+        AUTH_INTROSPECTION_URL: '',
+        ...env,
+      };
+      return await new Promise<{ code: number | null; lines: string[] }>((resolve) => {
+        execFile(
+          process.execPath,
+          ['--import', 'tsx', 'src/main.ts'],
+          { cwd: root, env: childEnv, timeout: 30_000 },
+          (err, stdout) => {
+            const code = err ? ((err as { code?: number }).code ?? null) : 0;
+            resolve({ code, lines: stdout.split('\n').filter(Boolean) });
+          },
+        );
+      });
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }
+
+  it.each([
+    [{ NODE_ENV: 'production' }, 'AUTH_DEV_SECRET'],
+    [{ AUTH_DEV_SECRET: 'x' }, 'AUTH_DEV_SECRET'],
+    [{ NODE_ENV: 'production', AUTH_JWKS_URL: 'https://idp.example.com/jwks' }, 'AUTH_ISSUER'],
+  ])(
+    'exits 1 with one line naming the variable (%o)',
+    async (env, variable) => {
+      const { code, lines } = await start(env);
+      expect(code).toBe(1);
+      expect(lines).toHaveLength(1);
+      const line = JSON.parse(lines[0]!) as { level: number; msg: string };
+      expect(line.level).toBe(60);
+      expect(line.msg).toMatch(new RegExp(`^configuration refused: ${variable} must be`));
+    },
+    40_000,
+  );
 });
 
 describe('the export settings', () => {

@@ -62,7 +62,9 @@ export async function startChaosReceiver(
       const { 'x-vendor-verify': vendor, ...standard } = req.headers;
       const verified =
         verifyNotification(raw, standard, authKey).ok &&
-        verifyNotification(raw, { 'x-vendor-verify': vendor }, authKey).ok;
+        verifyNotification(raw, { 'x-vendor-verify': vendor }, authKey, {
+          allowLegacyVendorHeader: true,
+        }).ok;
       const { status, delayMs } = verified ? answerOf(behaviour) : { status: 401, delayMs: 0 };
       const arrival: Arrival = {
         webhookId: String(req.headers['webhook-id'] ?? ''),

@@ -20,6 +20,12 @@ export interface Principal {
   rawScopes: readonly string[];
   /** Expiry, unix seconds (undefined if the token has none, e.g. an introspection answer without exp). */
   expiresAt: number | undefined;
+  /**
+   * Without `expiresAt` (an introspection answer without exp): when the token must be asked
+   * about again, unix seconds, the end of the answer's cache period. It is never trusted for
+   * longer: a live connection ends then, and the client reconnects to be checked again.
+   */
+  recheckAt?: number;
 }
 
 export interface Authenticator {
@@ -38,7 +44,11 @@ interface Logger {
 
 const CLOCK_TOLERANCE_SECONDS = 5;
 const UPSTREAM_TIMEOUT_MS = 3000;
-const INTROSPECTION_CACHE_MS = 5 * 60 * 1000;
+/**
+ * How long a positive introspection answer is taken without asking again: never past the token's
+ * exp, and for an answer without exp this long at most (`recheckAt`), live connections included.
+ */
+export const INTROSPECTION_CACHE_MS = 5 * 60 * 1000;
 const INTROSPECTION_CACHE_ENTRIES = 10_000;
 const VERIFIED_CACHE_MS = 5 * 60 * 1000;
 const VERIFIED_CACHE_ENTRIES = 10_000;
@@ -154,6 +164,7 @@ type IntrospectionConfig = Extract<AuthConfig, { mode: 'introspection' }>;
 
 /** RFC 7662 token introspection, with positive answers cached and concurrent lookups shared. */
 function introspector(config: IntrospectionConfig, scopePrefix: string, logger: Logger) {
+  const cacheMs = config.cacheMs ?? INTROSPECTION_CACHE_MS;
   const cache = new Map<string, { principal: Principal; until: number }>();
   const pending = new Map<string, Promise<Principal>>();
   const headers: Record<string, string> = { accept: 'application/json' };
@@ -186,10 +197,16 @@ function introspector(config: IntrospectionConfig, scopePrefix: string, logger: 
     const answer = await ask(token);
     if (answer.active !== true) throw unauthenticated('the token is not active');
     const principal = principalOf(answer, scopePrefix);
-    const until = Math.min(
-      Date.now() + INTROSPECTION_CACHE_MS,
-      (principal.expiresAt ?? Infinity) * 1000,
-    );
+    const now = Date.now();
+    if (principal.expiresAt !== undefined) {
+      // Active, says the server, yet past its exp (beyond the skew tolerated): not taken.
+      if (principal.expiresAt + CLOCK_TOLERANCE_SECONDS < now / 1000) {
+        throw unauthenticated('the token has expired');
+      }
+    } else {
+      principal.recheckAt = Math.floor((now + cacheMs) / 1000);
+    }
+    const until = Math.min(now + cacheMs, (principal.expiresAt ?? principal.recheckAt!) * 1000);
     cache.set(token, { principal, until });
     if (cache.size > INTROSPECTION_CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
     return principal;

@@ -54,7 +54,10 @@ export const ActivityRef = builder
       media: t.field({
         type: ActivityMediaRef,
         nullable: true,
-        description: 'Signed URLs of the JPG, MP4, DASH and HLS; null when it has no media.',
+        description:
+          'Signed URLs of the JPG, MP4, DASH and HLS; null when it has no media. Needs the reading scope (activities_basic), also where a mutation of the ingest scope returns the activity: a signed URL reads the media without a token.',
+        // An ingest token's mutations return activities of any account; the URLs read the media.
+        authScopes: { activities_basic: true },
         resolve: (a, _args, ctx) => ctx.mediaUrls.load(a),
       }),
     }),

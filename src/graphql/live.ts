@@ -1,3 +1,4 @@
+import type { Principal } from '../accounts/auth.ts';
 import { AppError, type ErrorCode, type ErrorDetails } from '../errors.ts';
 import type { SubscribeOptions } from '../events/live/live-events.ts';
 import type { LiveSubscription } from '../events/live/subscription.ts';
@@ -18,9 +19,10 @@ export enum LiveCloseCode {
   /** The server shuts down: reconnect (to another instance) and resume with `after`. SSE: the stream completes. */
   GoingAway = 1001,
   /**
-   * Try again later: the identity provider is unavailable, or the instance is full (an upgrade
+   * Try again later: the identity provider is unavailable, the instance is full (an upgrade
    * past `LIVE_MAX_CONNECTIONS` is answered with HTTP 503 and Retry-After; this is for the ones
-   * that raced past it). SSE: UNAVAILABLE.
+   * that raced past it), or a token without expiry is due to be checked again (reconnect with it
+   * and resume with `after`). SSE: UNAVAILABLE.
    */
   TryAgainLater = 1013,
   /** Slow consumer: a subscriber's bounded queue overflowed; reconnect and resume with `after`. SSE: RATE_LIMITED. */
@@ -29,7 +31,7 @@ export enum LiveCloseCode {
   BadRequest = 4400,
   /** No, malformed or invalid token in `connection_init` (the reason says why), or it expired while connected. SSE: 401, and UNAUTHENTICATED when it expires. */
   Forbidden = 4403,
-  /** The token's subject has as many live connections as it may. SSE: RATE_LIMITED. */
+  /** The token's subject and client have as many live connections as they may. SSE: RATE_LIMITED. */
   TooManyConnections = 4429,
   /** Handling a message failed (graphql-ws's InternalServerError). */
   InternalServerError = 4500,
@@ -66,14 +68,26 @@ export interface LiveCarrier {
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-/** Calls `expired` once the token expires (unix seconds), if it does; the timer is unref'd. */
+/**
+ * Why a live connection's token is no longer taken: it expired, or it has no expiry and must be
+ * checked again (an introspection answer without exp, past its cache period).
+ */
+export type TokenEnd = 'expired' | 'recheck';
+
+/**
+ * Calls `ended` once the principal may no longer be taken as it is: at the token's exp, or for
+ * a token without one at its `recheckAt`. The timer is unref'd.
+ */
 export function onTokenExpiry(
-  expiresAt: number | undefined,
-  expired: () => void,
+  principal: Pick<Principal, 'expiresAt' | 'recheckAt'>,
+  ended: (why: TokenEnd) => void,
 ): NodeJS.Timeout | undefined {
-  if (expiresAt === undefined) return undefined;
-  const ms = Math.max(0, Math.min(expiresAt * 1000 - Date.now(), MAX_TIMER_MS));
-  const timer = setTimeout(expired, ms);
+  const { expiresAt, recheckAt } = principal;
+  const at = expiresAt ?? recheckAt;
+  if (at === undefined) return undefined;
+  const why: TokenEnd = expiresAt === undefined ? 'recheck' : 'expired';
+  const ms = Math.max(0, Math.min(at * 1000 - Date.now(), MAX_TIMER_MS));
+  const timer = setTimeout(() => ended(why), ms);
   timer.unref();
   return timer;
 }

@@ -6,15 +6,16 @@ import { LiveCloseCode, onTokenExpiry, sseError, type LiveRequest } from './live
 /**
  * GraphQL subscriptions over SSE (Yoga's, `Accept: text/event-stream` on /graphql): each stream
  * is a live connection of its own. It counts against the limits, ends with UNAUTHENTICATED when
- * its token expires, with RATE_LIMITED when its subscriber cannot keep up (SSE has no close
- * code, see LiveCloseCode), and when the client goes away.
+ * its token expires (UNAVAILABLE when a token without expiry is due to be checked again), with
+ * RATE_LIMITED when its subscriber cannot keep up (SSE has no close code, see LiveCloseCode),
+ * and when the client goes away.
  */
 export async function openSse(
   ctx: RequestContext & { res?: http.ServerResponse },
   request: LiveRequest,
 ): Promise<LiveSubscription> {
   const { live, liveConnections: connections, config } = ctx.services;
-  const { subject, expiresAt } = ctx.principal;
+  const { principal } = ctx;
   const retry = { 'Retry-After': '5' };
   if (!connections.open()) {
     throw sseError(
@@ -24,11 +25,11 @@ export async function openSse(
       retry,
     );
   }
-  if (!connections.claim(subject)) {
+  if (!connections.claim(principal)) {
     connections.close();
     throw sseError(
       LiveCloseCode.TooManyConnections,
-      `at most ${connections.maxPerSubject} live connections per token subject`,
+      `at most ${connections.maxPerSubject} live connections per token subject and client`,
       {},
       retry,
     );
@@ -39,7 +40,7 @@ export async function openSse(
     if (ended) return;
     ended = true;
     clearTimeout(expiry);
-    connections.unclaim(subject);
+    connections.unclaim(principal);
     connections.close();
   };
   const { res } = ctx;
@@ -53,12 +54,17 @@ export async function openSse(
       onEnd: release,
     });
     if (!ended) {
-      expiry = onTokenExpiry(expiresAt, () =>
+      expiry = onTokenExpiry(principal, (why) =>
         sub.fail(
-          sseError(
-            LiveCloseCode.Forbidden,
-            'the token has expired; subscribe again with a fresh token and resume with after',
-          ),
+          why === 'expired'
+            ? sseError(
+                LiveCloseCode.Forbidden,
+                'the token has expired; subscribe again with a fresh token and resume with after',
+              )
+            : sseError(
+                LiveCloseCode.TryAgainLater,
+                'the token must be checked again; subscribe again and resume with after',
+              ),
         ),
       );
     }

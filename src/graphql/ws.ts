@@ -12,6 +12,7 @@ import { WebSocket, WebSocketServer } from 'ws';
 import { authenticate, takeRequest, type RequestContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import { requestPath } from '../http/server.ts';
+import type { ConnectionOwner } from '../events/live/connections.ts';
 import type { LiveSink } from '../events/live/ports.ts';
 import type { LiveSubscription } from '../events/live/subscription.ts';
 import type { Services } from '../services.ts';
@@ -60,7 +61,8 @@ interface Connection {
   /** Its live subscriptions. */
   live: Set<LiveSubscription>;
   context: RequestContext | undefined;
-  subject: string | undefined;
+  /** Whose connection it is, once authenticated: it holds one of their slots. */
+  owner: ConnectionOwner | undefined;
   alive: boolean;
   closed: boolean;
   expiry: NodeJS.Timeout | undefined;
@@ -71,6 +73,8 @@ type Extra = { connection: Connection };
 type Roots = { execute: Enveloped['execute']; subscribe: Enveloped['subscribe'] };
 
 const CLOSE_GRACE_MS = 2000;
+/** The close reason when a token without expiry is due to be checked again. */
+const RECHECK_REASON = 'Try again later: the token must be checked again; reconnect';
 /** The keep-alive sweep pings this many sockets at a time, this far apart. */
 const SWEEP_SLICE = 200;
 const SWEEP_PAUSE_MS = 10;
@@ -141,18 +145,20 @@ export function attachWebSockets(options: WebSocketOptions): WebSockets {
         return false;
       }
       if (connection.closed) return false;
-      const { subject, expiresAt } = context.principal;
-      if (!limiter.claim(subject)) {
+      const { principal } = context;
+      if (!limiter.claim(principal)) {
         connection.close(
           LiveCloseCode.TooManyConnections,
-          `Too many connections for this subject (at most ${limiter.maxPerSubject})`,
+          `Too many connections for this subject and client (at most ${limiter.maxPerSubject})`,
         );
         return false;
       }
-      connection.subject = subject;
+      connection.owner = principal;
       connection.context = context;
-      connection.expiry = onTokenExpiry(expiresAt, () =>
-        connection.close(LiveCloseCode.Forbidden, 'Forbidden: the token has expired'),
+      connection.expiry = onTokenExpiry(principal, (why) =>
+        why === 'expired'
+          ? connection.close(LiveCloseCode.Forbidden, 'Forbidden: the token has expired')
+          : connection.close(LiveCloseCode.TryAgainLater, RECHECK_REASON),
       );
       return true;
     },
@@ -224,7 +230,7 @@ export function attachWebSockets(options: WebSocketOptions): WebSockets {
       socket,
       live: new Set(),
       context: undefined,
-      subject: undefined,
+      owner: undefined,
       alive: true,
       closed: false,
       expiry: undefined,
@@ -292,7 +298,7 @@ export function attachWebSockets(options: WebSocketOptions): WebSockets {
       connections.delete(connection);
       metrics.liveSockets.dec();
       if (counted) limiter.close();
-      if (connection.subject !== undefined) limiter.unclaim(connection.subject);
+      if (connection.owner !== undefined) limiter.unclaim(connection.owner);
       closed(code, String(reason)).catch((err: unknown) =>
         logger.error({ err }, 'closing graphql-ws subscriptions failed'),
       );

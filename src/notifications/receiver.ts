@@ -6,14 +6,31 @@ import { timingSafeEqual } from 'node:crypto';
 import { standardSignature, vendorSignature } from './signing.ts';
 
 export interface VerifyOptions {
-  /** How far `webhook-timestamp` may be from now, either way. Default 300. */
+  /** How far `webhook-timestamp` may be from now, either way, in seconds (finite). Default 300. */
   toleranceSeconds?: number;
   /** The current time in unix seconds, for tests. */
   now?: number;
+  /**
+   * Opt-in for receivers that cannot read the Standard Webhooks headers yet: also accept
+   * `X-Vendor-Verify` alone, the legacy signature of the body only, when the three `webhook-*`
+   * headers are all absent. That signature has no timestamp and no id: a notification captured
+   * once verifies again forever (a replay), and repeats cannot be told apart. Default false.
+   */
+  allowLegacyVendorHeader?: boolean;
+}
+
+/** A notification verified by its Standard Webhooks headers. */
+export interface StandardVerdict {
+  ok: true;
+  scheme: 'standard';
+  /** `webhook-id`: the same on every attempt of one notification; drop the repeats. */
+  webhookId: string;
+  /** `webhook-timestamp`: this attempt's time, unix seconds. */
+  timestamp: number;
 }
 
 export type VerifyResult =
-  { ok: true; scheme: 'standard' | 'vendor' } | { ok: false; reason: string };
+  StandardVerdict | { ok: true; scheme: 'vendor' } | { ok: false; reason: string };
 
 /** A header of a Node IncomingHttpHeaders, a Fetch Headers or a plain record, by lowercase name. */
 function headerValue(headers: unknown, name: string): string | undefined {
@@ -37,21 +54,41 @@ function safeEqual(a: string, b: string): boolean {
 }
 
 /**
- * Verifies a notification as a receiver does, in constant time. Uses the Standard Webhooks headers
- * (any of the space-separated v1 signatures, timestamp within tolerance) or, when all of those
- * are absent, X-Vendor-Verify. `rawBody` must be the exact bytes received.
+ * Verifies a notification as a receiver does, in constant time: the Standard Webhooks headers
+ * (any of the space-separated v1 signatures, the timestamp within tolerance). `rawBody` must be
+ * the exact bytes received. X-Vendor-Verify alone is taken only with `allowLegacyVendorHeader`.
  */
+export function verifyNotification(
+  rawBody: Uint8Array | string,
+  headers: unknown,
+  authKey: string,
+  options?: VerifyOptions & { allowLegacyVendorHeader?: false },
+): StandardVerdict | { ok: false; reason: string };
+export function verifyNotification(
+  rawBody: Uint8Array | string,
+  headers: unknown,
+  authKey: string,
+  options: VerifyOptions,
+): VerifyResult;
 export function verifyNotification(
   rawBody: Uint8Array | string,
   headers: unknown,
   authKey: string,
   options: VerifyOptions = {},
 ): VerifyResult {
+  const tolerance = options.toleranceSeconds ?? 300;
+  // NaN or Infinity would turn the replay check off without a word.
+  if (!Number.isFinite(tolerance) || tolerance < 0) {
+    throw new RangeError('toleranceSeconds must be a finite number of seconds, 0 or more');
+  }
   const id = headerValue(headers, 'webhook-id');
   const timestamp = headerValue(headers, 'webhook-timestamp');
   const signatures = headerValue(headers, 'webhook-signature');
 
   if (id === undefined && timestamp === undefined && signatures === undefined) {
+    if (!options.allowLegacyVendorHeader) {
+      return { ok: false, reason: 'missing Standard Webhooks headers' };
+    }
     const vendor = headerValue(headers, 'x-vendor-verify');
     if (vendor === undefined) return { ok: false, reason: 'missing signature headers' };
     return safeEqual(vendor, vendorSignature(rawBody, authKey))
@@ -65,12 +102,12 @@ export function verifyNotification(
   if (!/^\d+$/.test(timestamp)) return { ok: false, reason: 'malformed webhook-timestamp' };
   const seconds = Number(timestamp);
   const now = options.now ?? Math.floor(Date.now() / 1000);
-  if (Math.abs(now - seconds) > (options.toleranceSeconds ?? 300)) {
+  if (Math.abs(now - seconds) > tolerance) {
     return { ok: false, reason: 'webhook-timestamp outside tolerance' };
   }
   const expected = standardSignature(id, seconds, rawBody, authKey);
   return signatures.split(' ').some((candidate) => safeEqual(candidate, expected))
-    ? { ok: true, scheme: 'standard' }
+    ? { ok: true, scheme: 'standard', webhookId: id, timestamp: seconds }
     : { ok: false, reason: 'no matching signature' };
 }
 

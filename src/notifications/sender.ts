@@ -31,13 +31,21 @@ const SNIPPET_READ_MS = 1000;
 /** The longest one attempt can take: the budget, then reading the response snippet. */
 export const attemptMaxMs = (timeoutMs: number): number => timeoutMs + SNIPPET_READ_MS;
 
+/** What the delivery log says of an attempt refused for a non-public address. */
+const BLOCKED_MESSAGE = 'blocked: non-public address';
+
+/**
+ * A receiver host refused for a non-public address. The message is what the client's delivery
+ * log shows: it says nothing of how the name resolved (that would map the internal network for
+ * anyone who registers names); the operator's log has the detail at debug level.
+ */
 class BlockedAddressError extends Error {
-  constructor(hostname: string, address: string, range: string) {
-    super(
-      hostname === address
-        ? `${address} is a non-public address (${range})`
-        : `${hostname} resolves to ${address}, a non-public address (${range})`,
-    );
+  constructor(
+    readonly hostname: string,
+    readonly address: string,
+    readonly range: string,
+  ) {
+    super(BLOCKED_MESSAGE);
   }
 }
 
@@ -183,6 +191,8 @@ export function createSender(options: {
   userAgent?: string;
   connectionsPerOrigin?: number;
   lookup?: typeof dnsLookup;
+  /** Where a blocked address is logged with its resolution, at debug level. */
+  logger?: { debug(obj: object, msg: string): void };
 }): Sender {
   const { timeoutMs, allowPrivateNetworks, userAgent = 'clipgate-webhooks/0.1' } = options;
   const lookup = options.lookup ?? dnsLookup;
@@ -240,6 +250,13 @@ export function createSender(options: {
         snippet,
       );
     } catch (err) {
+      if (err instanceof BlockedAddressError) {
+        const { hostname, address, range } = err;
+        options.logger?.debug(
+          { hostname, address, range },
+          'webhook receiver blocked: non-public address',
+        );
+      }
       return result({
         outcome: 'failed',
         status: null,

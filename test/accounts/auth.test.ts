@@ -412,6 +412,53 @@ describe('introspection mode', () => {
     expect(server.state.requests).toBe(2);
   });
 
+  it('caches an answer with exp for 5 minutes at most, and takes it as it is', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const { auth, server } = await introspection({ ...active, exp: now() + 3600 });
+    const principal = await auth.authenticate('Bearer good');
+    expect(principal.recheckAt).toBeUndefined();
+    vi.setSystemTime(Date.now() + 299_000);
+    await auth.authenticate('Bearer good');
+    expect(server.state.requests).toBe(1);
+    vi.setSystemTime(Date.now() + 2000);
+    await auth.authenticate('Bearer good');
+    expect(server.state.requests).toBe(2);
+  });
+
+  it('never trusts an answer without exp past the cache period, live connections included', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const { auth, server } = await introspection(active); // no exp
+    const first = await auth.authenticate('Bearer good');
+    expect(first.expiresAt).toBeUndefined();
+    // When a live connection of it ends (src/graphql/live.ts, onTokenExpiry).
+    expect(first.recheckAt! - now()).toBeGreaterThanOrEqual(299);
+    expect(first.recheckAt! - now()).toBeLessThanOrEqual(300);
+    vi.setSystemTime(Date.now() + 290_000);
+    expect(await auth.authenticate('Bearer good')).toBe(first);
+    expect(server.state.requests).toBe(1);
+    vi.setSystemTime(Date.now() + 11_000);
+    const again = await auth.authenticate('Bearer good');
+    expect(server.state.requests).toBe(2);
+    expect(again.recheckAt! - now()).toBeGreaterThanOrEqual(299);
+  });
+
+  it('takes a shorter cache period from the configuration', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const { server, config } = await introspection(active);
+    const auth = await authenticator({ ...config(), cacheMs: 10_000 } as AuthConfig);
+    expect((await auth.authenticate('Bearer good')).recheckAt! - now()).toBeLessThanOrEqual(10);
+    vi.setSystemTime(Date.now() + 10_001);
+    await auth.authenticate('Bearer good');
+    expect(server.state.requests).toBe(2);
+  });
+
+  it('refuses an answer that says active past its exp', async () => {
+    const { auth, server } = await introspection({ ...active, exp: now() - 60 });
+    await expect401(auth.authenticate('Bearer good'), /expired/);
+    await expect401(auth.authenticate('Bearer good'), /expired/);
+    expect(server.state.requests).toBe(2);
+  });
+
   it('does not cache negative answers', async () => {
     const { auth, server } = await introspection();
     await expect401(auth.authenticate('Bearer bad'));
@@ -527,5 +574,36 @@ describe('scripts/token.ts', () => {
     expect(all).toMatchObject({ subject: 'dev-user', clientId: 'dev-client' });
     expect(all.scopes.size).toBe(6);
     expect(all.expiresAt! - now()).toBeGreaterThan(86000);
+  });
+
+  it('signs with AUTH_DEV_SECRET in production, and refuses without it or with a short one', async () => {
+    const dataDir = await tempDir();
+    const env = (secret: string) => ({
+      ...process.env,
+      NODE_ENV: 'production',
+      DATA_DIR: dataDir,
+      AUTH_DEV_SECRET: secret,
+      AUTH_JWKS_URL: '',
+      AUTH_INTROSPECTION_URL: '',
+    });
+    const signed = await run('npx', ['tsx', 'scripts/token.ts', '--sub', 'P'], {
+      env: env(SECRET),
+    });
+    const auth = await authenticator({ mode: 'dev', secret: SECRET });
+    await expect(auth.authenticate(bearer(signed.stdout.trim()))).resolves.toMatchObject({
+      subject: 'P',
+    });
+    for (const [secret, message] of [
+      ['', /^AUTH_DEV_SECRET must be set/],
+      ['x', /^AUTH_DEV_SECRET must be at least 32 bytes/],
+    ] as const) {
+      const failed = await run('npx', ['tsx', 'scripts/token.ts'], { env: env(secret) }).then(
+        () => undefined,
+        (err: { code: number; stdout: string; stderr: string }) => err,
+      );
+      expect(failed?.code).toBe(1);
+      expect(failed?.stdout).toBe('');
+      expect(failed?.stderr).toMatch(message);
+    }
   });
 });

@@ -279,14 +279,37 @@ describe.each(matrix)('live events on %s with the %s pub/sub', (backend, bus) =>
     expect(metrics).toMatch(/^clipgate_live_events_fanned_out_total \d+$/m);
   });
 
-  it('limits connections per token subject', async () => {
+  it('limits connections per token subject and client', async () => {
     const s = await seed();
     const open = [1, 2, 3].map(() => connect(`Bearer ${s.reader}`));
     const subs = open.map((c) => watch(c.client, s.accessoryId));
     await waitFor(() => live().activeSubscriptions === 3, 'three connections');
     const fourth = connect(`Bearer ${s.reader}`);
-    expect(await fourth.closed).toMatchObject({ code: 4429 });
+    expect(await fourth.closed).toMatchObject({
+      code: 4429,
+      reason: expect.stringMatching(/subject and client/),
+    });
+    // Over SSE too: the streams count with the sockets.
+    const refused = await sse(t.url, s.reader, AccessoryEvents, { accessoryId: s.accessoryId });
+    await refused.done;
+    const answer = refused.events.find((e) => e.event === 'next');
+    expect(JSON.parse(answer!.data)).toMatchObject({
+      errors: [{ extensions: { code: 'RATE_LIMITED' } }],
+    });
     expect(subs.every((sub) => sub.errors.length === 0)).toBe(true);
+
+    // The same user's other app is not locked out by the first one's connections.
+    const otherApp = await t.token(['activities_basic'], s.subject, 'other-app');
+    const other = connect(`Bearer ${otherApp}`);
+    const otherSub = watch(other.client, s.accessoryId);
+    const stream = await sse(t.url, otherApp, AccessoryEvents, { accessoryId: s.accessoryId });
+    expect(stream.status).toBe(200);
+    await waitFor(() => live().activeSubscriptions === 5, "the other app's connections");
+    await createActivities(t, s.ingest, s.accessoryId, 1);
+    await waitFor(() => otherSub.items.length === 1, "the other app's event");
+    await waitFor(() => stream.events.some((e) => e.event === 'next'), 'the event over SSE');
+    stream.abort();
+    await stream.done;
   });
 
   it('closes the socket when the token expires', async () => {

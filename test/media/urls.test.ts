@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { graphql } from '../generated/index.ts';
 import { backends, startApp, type TestApp } from '../helpers/app.ts';
-import { ok, seedAccessory, seedActivities } from '../helpers/fixtures.ts';
+import { gql } from '../helpers/client.ts';
+import { CreateActivity, ok, seedAccessory, seedActivities } from '../helpers/fixtures.ts';
 import { upload } from './helpers.ts';
 
 const MediaOfTwoPages = graphql(`
@@ -29,6 +30,22 @@ const MediaOfTwoPages = graphql(`
             }
           }
         }
+      }
+    }
+  }
+`);
+
+const UpdateWithMedia = graphql(`
+  mutation UpdateWithMedia($accessoryId: ID!, $activityId: String!) {
+    updateActivity(
+      accessoryId: $accessoryId
+      activityId: $activityId
+      input: { relevanceLevel: 2 }
+    ) {
+      activityId
+      relevanceLevel
+      media {
+        image
       }
     }
   }
@@ -107,5 +124,35 @@ describe.each(backends)('Activity.media on %s', (backend) => {
     expect(lookups).toBe(2);
     const node = data.a!.activities.edges.find((e) => e.node.activityId === bare)!.node;
     expect(node.media).toMatchObject({ image: expect.stringMatching(/\/image$/), mp4: null });
+  });
+
+  it('needs the reading scope, also on the activity an ingest mutation returns', async () => {
+    // The camera pipeline's token: ingest only, changing an activity of urls-user's account.
+    const { createActivity } = await ok(t, ingest, CreateActivity, {
+      accessoryId: ids.a,
+      input: {},
+    });
+    const withImage = createActivity.activityId;
+    expect((await upload(t, ingest, ids.a, withImage, 'image', JPG)).status).toBe(201);
+    const variables = { accessoryId: ids.a, activityId: withImage };
+    const denied = await gql(t.url, ingest, UpdateWithMedia, variables);
+    expect(denied.data?.updateActivity).toMatchObject({ activityId: withImage, media: null });
+    expect(denied.errors).toEqual([
+      expect.objectContaining({
+        path: ['updateActivity', 'media'],
+        extensions: {
+          code: 'PERMISSION_DENIED',
+          details: { scope: 'service:activities_basic' },
+        },
+      }),
+    ]);
+    expect(JSON.stringify(denied)).not.toContain('/signed/');
+    // The change itself went through.
+    expect(denied.data?.updateActivity.relevanceLevel).toBe(2);
+
+    // With the reading scope as well, the URLs are there.
+    const both = await t.token(['ingest', 'activities_basic']);
+    const allowed = await ok(t, both, UpdateWithMedia, variables);
+    expect(allowed.updateActivity.media!.image).toMatch(/\/signed\/.+\/image$/);
   });
 });

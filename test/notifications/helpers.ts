@@ -14,7 +14,7 @@ export interface Receipt {
   body: any;
   /** The Standard Webhooks signature verified (verifyNotification with the webhook-* headers). */
   standard: boolean;
-  /** X-Vendor-Verify verified on its own (verifyNotification with only that header). */
+  /** X-Vendor-Verify verified on its own (only that header, allowLegacyVendorHeader). */
   vendor: boolean;
   at: number;
 }
@@ -92,7 +92,9 @@ export async function startReceiver(
         raw,
         body: safeJson(raw),
         standard: verifyNotification(raw, standardHeaders, authKey).ok,
-        vendor: verifyNotification(raw, { 'x-vendor-verify': vendor }, authKey).ok,
+        vendor: verifyNotification(raw, { 'x-vendor-verify': vendor }, authKey, {
+          allowLegacyVendorHeader: true,
+        }).ok,
         at: Date.now(),
       };
       receiver.receipts.push(receipt);

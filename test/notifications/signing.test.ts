@@ -36,6 +36,10 @@ const standardOnly = (all: Record<string, string>) =>
 const vendorOnly = (all: Record<string, string>) => ({ 'X-Vendor-Verify': all['X-Vendor-Verify'] });
 const verify = (rawBody: Buffer | string, hdrs: unknown, key = authKey, now = timestamp) =>
   verifyNotification(rawBody, hdrs, key, { now });
+/** With the opt-in for X-Vendor-Verify alone. */
+const verifyLegacy = (rawBody: Buffer | string, hdrs: unknown, key = authKey, now = timestamp) =>
+  verifyNotification(rawBody, hdrs, key, { now, allowLegacyVendorHeader: true });
+const standard = { ok: true, scheme: 'standard', webhookId, timestamp };
 
 describe('signatures', () => {
   it('matches independently computed HMAC-SHA256 values', () => {
@@ -63,27 +67,63 @@ describe('verifyNotification', () => {
       Object.entries(all).map(([k, v]) => [k.toLowerCase(), v]),
     );
     for (const hdrs of [all, standardOnly(all), new Headers(all), lowercased]) {
-      expect(verify(body, hdrs)).toEqual({ ok: true, scheme: 'standard' });
+      expect(verify(body, hdrs)).toEqual(standard);
+      expect(verifyLegacy(body, hdrs)).toEqual(standard);
     }
-    expect(verify(body.toString('utf8'), all)).toEqual({ ok: true, scheme: 'standard' });
+    expect(verify(body.toString('utf8'), all)).toEqual(standard);
   });
 
-  it('accepts X-Vendor-Verify when the Standard Webhooks headers are absent', () => {
-    expect(verify(body, vendorOnly(headers()))).toEqual({ ok: true, scheme: 'vendor' });
-    expect(verify(body, { 'x-vendor-verify': headers()['X-Vendor-Verify'] })).toEqual({
+  it('refuses X-Vendor-Verify alone by default: a replay of a notification a year old', () => {
+    // Captured a year ago, replayed with the webhook-* headers stripped.
+    const captured = vendorOnly(headers({ timestamp: timestamp - 365 * 86_400 }));
+    const refused = { ok: false, reason: 'missing Standard Webhooks headers' };
+    expect(verify(body, captured)).toEqual(refused);
+    expect(verifyNotification(body, captured, authKey)).toEqual(refused);
+    expect(verify(body, { 'x-vendor-verify': captured['X-Vendor-Verify'] })).toEqual(refused);
+    // With the webhook-* headers kept, the timestamp gives it away.
+    expect(verify(body, headers({ timestamp: timestamp - 365 * 86_400 }))).toEqual({
+      ok: false,
+      reason: 'webhook-timestamp outside tolerance',
+    });
+  });
+
+  it('accepts X-Vendor-Verify alone only with allowLegacyVendorHeader', () => {
+    expect(verifyLegacy(body, vendorOnly(headers()))).toEqual({ ok: true, scheme: 'vendor' });
+    expect(verifyLegacy(body, { 'x-vendor-verify': headers()['X-Vendor-Verify'] })).toEqual({
       ok: true,
       scheme: 'vendor',
     });
+    // Never in place of a Standard Webhooks header that is there: those are checked.
+    const all = headers();
+    expect(verifyLegacy(body, { ...all, 'webhook-signature': undefined })).toEqual({
+      ok: false,
+      reason: 'incomplete Standard Webhooks headers',
+    });
+    expect(verifyLegacy(body, all, authKey, timestamp + 301)).toEqual({
+      ok: false,
+      reason: 'webhook-timestamp outside tolerance',
+    });
+  });
+
+  it('refuses a tolerance that would turn the timestamp check off', () => {
+    for (const toleranceSeconds of [Number.NaN, Infinity, -1]) {
+      expect(() => verifyNotification(body, headers(), authKey, { toleranceSeconds })).toThrow(
+        RangeError,
+      );
+    }
+    expect(
+      verifyNotification(body, headers(), authKey, { now: timestamp, toleranceSeconds: 0 }),
+    ).toEqual(standard);
   });
 
   it('rejects a tampered body and a wrong key in both schemes', () => {
     const tampered = Buffer.from(body.toString('utf8').replace('motion', 'motiom'));
     for (const pick of [standardOnly, vendorOnly]) {
-      expect(verify(tampered, pick(headers()))).toEqual({
+      expect(verifyLegacy(tampered, pick(headers()))).toEqual({
         ok: false,
         reason: 'no matching signature',
       });
-      expect(verify(body, pick(headers()), 'other-key')).toEqual({
+      expect(verifyLegacy(body, pick(headers()), 'other-key')).toEqual({
         ok: false,
         reason: 'no matching signature',
       });
@@ -107,8 +147,10 @@ describe('verifyNotification', () => {
 
   it('rejects missing, incomplete and malformed headers', () => {
     const all = headers();
-    expect(verify(body, {})).toEqual({ ok: false, reason: 'missing signature headers' });
-    expect(verify(body, undefined)).toEqual({ ok: false, reason: 'missing signature headers' });
+    const missing = { ok: false, reason: 'missing Standard Webhooks headers' };
+    expect(verify(body, {})).toEqual(missing);
+    expect(verify(body, undefined)).toEqual(missing);
+    expect(verifyLegacy(body, {})).toEqual({ ok: false, reason: 'missing signature headers' });
     expect(verify(body, { ...all, 'webhook-id': undefined })).toEqual({
       ok: false,
       reason: 'incomplete Standard Webhooks headers',
@@ -137,10 +179,7 @@ describe('verifyNotification', () => {
     const good = all['webhook-signature'] ?? '';
     const other = standardSignature(webhookId, timestamp, body, 'rotated-key');
     for (const list of [`${other} ${good}`, `v2,abc ${good}`, `${good} ${other}`]) {
-      expect(verify(body, { ...all, 'webhook-signature': list })).toEqual({
-        ok: true,
-        scheme: 'standard',
-      });
+      expect(verify(body, { ...all, 'webhook-signature': list })).toEqual(standard);
     }
     expect(verify(body, { ...all, 'webhook-signature': `${other} v1,AAAA` }).ok).toBe(false);
   });

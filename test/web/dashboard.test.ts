@@ -124,6 +124,13 @@ describe.skipIf(!hasChromium && !process.env.CI)('dashboard in Chromium', () => 
     const token = await t.token(['activities_basic', 'zones', 'notifications']);
     await page.goto(`${t.url}/app#token=${token}`);
     await page.getByRole('button', { name: /Camera camera-1/ }).waitFor();
+    // The token left the address bar and this history entry at once; a reload still works,
+    // from this tab's sessionStorage.
+    expect(page.url()).toBe(`${t.url}/app`);
+    expect(await page.evaluate(() => [location.hash, history.state])).toEqual(['', null]);
+    await page.reload();
+    await page.getByRole('button', { name: /Camera camera-1/ }).waitFor();
+    expect(page.url()).toBe(`${t.url}/app`);
     await page.locator(`[data-activity="${ids[29]}"]`).waitFor();
     expect(await rowIds()).toEqual(ids.slice(10).reverse());
 

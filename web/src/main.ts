@@ -1,7 +1,8 @@
 /**
  * The clipgate dashboard: accessories, an infinitely scrolling activity timeline with live
  * updates over graphql-ws, the selected activity's media with its zones, and the notification
- * delivery log. The token comes from the URL fragment (`#token=...`), never sent to the server.
+ * delivery log. The token comes from the URL fragment (`#token=...`), never sent to the server,
+ * and leaves the address bar at once (kept in sessionStorage for reloads), or from the form.
  */
 import type { Client } from 'graphql-ws';
 import { ApiError, liveClient, request, setToken } from './api.ts';
@@ -68,14 +69,30 @@ function describe(err: unknown): string {
 
 // ---- start ------------------------------------------------------------------------------------
 
-function tokenFromFragment(): string | undefined {
+const TOKEN_KEY = 'clipgate-token';
+
+/**
+ * The token: taken once from the URL fragment (`#token=...`, never sent to the server), then
+ * from this tab's sessionStorage. The fragment is dropped from the address bar and from this
+ * history entry at once (history.replaceState), so the token does not stay in the tab's history,
+ * a bookmark or a screenshot of the page; a reload finds it in sessionStorage.
+ */
+function takeToken(): string | undefined {
   const params = new URLSearchParams(location.hash.slice(1));
-  return params.get('token') ?? sessionStorage.getItem('clipgate-token') ?? undefined;
+  const fromFragment = params.get('token');
+  if (fromFragment !== null) {
+    params.delete('token');
+    const rest = params.toString();
+    const url = `${location.pathname}${location.search}${rest ? `#${rest}` : ''}`;
+    history.replaceState(history.state, '', url);
+    if (fromFragment) sessionStorage.setItem(TOKEN_KEY, fromFragment);
+  }
+  return fromFragment || sessionStorage.getItem(TOKEN_KEY) || undefined;
 }
 
 async function start(token: string): Promise<void> {
   setToken(token);
-  sessionStorage.setItem('clipgate-token', token);
+  sessionStorage.setItem(TOKEN_KEY, token);
   $('token-gate').hidden = true;
   try {
     const { viewer } = await request(Viewer, {});
@@ -83,7 +100,7 @@ async function start(token: string): Promise<void> {
     $('who').textContent = `${viewer.clientId}${viewer.accountId ? '' : ' (no account yet)'}`;
   } catch (err) {
     if (err instanceof ApiError && err.code === 'UNAUTHENTICATED') {
-      sessionStorage.removeItem('clipgate-token');
+      sessionStorage.removeItem(TOKEN_KEY);
       $('token-gate').hidden = false;
     }
     showError(`Cannot load the dashboard: ${describe(err)}`);
@@ -685,6 +702,14 @@ $<HTMLFormElement>('token-form').addEventListener('submit', (e) => {
   if (value) void start(value);
 });
 
-const initial = tokenFromFragment();
+// A new `#token=` typed into this tab's address bar: taken like the first, on a fresh page.
+window.addEventListener('hashchange', () => {
+  if (new URLSearchParams(location.hash.slice(1)).has('token')) {
+    takeToken();
+    location.reload();
+  }
+});
+
+const initial = takeToken();
 if (initial) void start(initial);
 else $('token-gate').hidden = false;

@@ -1,14 +1,22 @@
+/** Whose live connection it is: the token's subject and OAuth client. */
+export interface ConnectionOwner {
+  subject: string;
+  clientId: string;
+}
+
 /**
  * Counts live connections (WebSocket sockets and SSE streams) per instance and per token
- * subject, for the transports to refuse what goes over `LIVE_MAX_CONNECTIONS` and
- * `LIVE_MAX_CONNECTIONS_PER_SUBJECT`.
+ * subject and OAuth client, for the transports to refuse what goes over `LIVE_MAX_CONNECTIONS`
+ * and `LIVE_MAX_CONNECTIONS_PER_SUBJECT`. The second counts each client of a subject apart: one
+ * app holding all it may does not lock the user's other apps out.
  */
 export class ConnectionLimiter {
   #total = 0;
-  readonly #bySubject = new Map<string, number>();
+  readonly #byOwner = new Map<string, number>();
 
   constructor(
     readonly maxTotal: number,
+    /** Per subject and client (`LIVE_MAX_CONNECTIONS_PER_SUBJECT`). */
     readonly maxPerSubject: number,
   ) {}
 
@@ -32,17 +40,23 @@ export class ConnectionLimiter {
     this.#total--;
   }
 
-  /** Takes a slot of the subject; false when it has as many connections as it may. */
-  claim(subject: string): boolean {
-    const held = this.#bySubject.get(subject) ?? 0;
+  /** Takes a slot of the subject and client; false when they have as many as they may. */
+  claim(owner: ConnectionOwner): boolean {
+    const key = ownerKey(owner);
+    const held = this.#byOwner.get(key) ?? 0;
     if (held >= this.maxPerSubject) return false;
-    this.#bySubject.set(subject, held + 1);
+    this.#byOwner.set(key, held + 1);
     return true;
   }
 
-  unclaim(subject: string): void {
-    const held = (this.#bySubject.get(subject) ?? 1) - 1;
-    if (held > 0) this.#bySubject.set(subject, held);
-    else this.#bySubject.delete(subject);
+  unclaim(owner: ConnectionOwner): void {
+    const key = ownerKey(owner);
+    const held = (this.#byOwner.get(key) ?? 1) - 1;
+    if (held > 0) this.#byOwner.set(key, held);
+    else this.#byOwner.delete(key);
   }
 }
+
+/** One key per pair: JSON keeps a subject with a separator in it from passing for another pair. */
+const ownerKey = ({ subject, clientId }: ConnectionOwner): string =>
+  JSON.stringify([subject, clientId]);

@@ -119,6 +119,7 @@ export class Dispatcher {
       timeoutMs: options.webhook.timeoutMs,
       allowPrivateNetworks: options.webhook.allowPrivateNetworks,
       connectionsPerOrigin: PER_ORIGIN,
+      logger: this.#logger,
     });
     this.#wakeups = new Wakeups({
       db: options.db,

@@ -149,6 +149,6 @@ describe('attempt request', () => {
     expect(headers['webhook-id']).toBe('9001');
     expect(
       verifyNotification(request.body, headers, 'receiver-key-0123456789', { now: timestamp }),
-    ).toEqual({ ok: true, scheme: 'standard' });
+    ).toEqual({ ok: true, scheme: 'standard', webhookId: '9001', timestamp });
   });
 });

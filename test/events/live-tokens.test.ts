@@ -1,7 +1,7 @@
 /**
  * Live connections end when their token may no longer be taken as it is: at its exp, and for an
  * introspected token without exp at the end of the answer's cache period, so that the client
- * reconnects and the token is asked about again (issue 41).
+ * reconnects and the token is asked about again.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -20,7 +20,7 @@ import {
   type Clip,
 } from './helpers.ts';
 
-// What keeps one client from holding the exports of an instance (issue #41): slots shared by
+// What keeps one client from holding the exports of an instance: slots shared by
 // account, a minimum read rate, a deadline that kills ffmpeg, a rate limit per signed URL and a
 // cap on the bytes one export joins (and, with S3, copies to disk first). Each suite has an
 // instance with small settings of its own. These limits are the instance's, not the

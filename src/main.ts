@@ -1,18 +1,30 @@
 import { buildApp } from './app.ts';
-import { loadConfig } from './config.ts';
-import { createLogger } from './logger.ts';
+import { loadConfig, type Config } from './config.ts';
+import { createLogger, type Logger } from './logger.ts';
+import { StartError } from './start-error.ts';
 
-const config = loadConfig();
-const logger = createLogger(config.logLevel);
-/** A start that fails (the database unreachable, the port taken) ends with one log line. */
-const failed = (err: unknown): never => {
-  logger.fatal({ err }, 'start failed');
+/**
+ * A start that fails ends with one log line and exit code 1: the reason alone when the operator
+ * can fix it (a setting, the data directory in use), else the error (the database unreachable,
+ * the port taken).
+ */
+function failed(logger: Logger, err: unknown): never {
+  if (err instanceof StartError) logger.fatal(err.message);
+  else logger.fatal({ err }, 'start failed');
   process.exit(1);
-};
-const app = await buildApp(config, { logger }).catch(failed);
+}
+
+let config: Config;
+try {
+  config = loadConfig();
+} catch (err) {
+  failed(createLogger('info'), err);
+}
+const logger = createLogger(config.logLevel);
+const app = await buildApp(config, { logger }).catch((err: unknown) => failed(logger, err));
 await app.listen().catch(async (err: unknown) => {
   await app.close().catch(() => {});
-  failed(err);
+  failed(logger, err);
 });
 
 let stopping = false;

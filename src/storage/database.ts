@@ -5,7 +5,7 @@ import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.ts';
-import type { Logger } from '../logger.ts';
+import { withoutCredentials, type Logger } from '../logger.ts';
 import { tracedPool } from '../telemetry/database.ts';
 import { migrate } from './migrate.ts';
 import { createPartitionsAhead } from './partitions.ts';
@@ -76,6 +76,8 @@ export interface Database {
   readPool: pg.Pool;
   /** A connection string for the database, e.g. for a LISTEN connection. */
   connectionString: string;
+  /** For the start log: the embedded database's directory, or the server's URL (no credentials). */
+  location: string;
   close(): Promise<void>;
 }
 
@@ -113,7 +115,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   if (options.databaseUrl) {
     const pool = newPool(options.databaseUrl, options.poolSize);
     const { databaseUrl } = options;
-    return finishOpen('postgres', pool, { ...options, databaseUrl }, () => pool.end());
+    const location = withoutCredentials(databaseUrl);
+    return finishOpen('postgres', pool, { ...options, databaseUrl }, location, () => pool.end());
   }
 
   const memory = options.embeddedDir.startsWith('memory://');
@@ -124,7 +127,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   const served = `postgres://postgres@${server.getServerConn()}/postgres`;
   const connectionString = options.routeEmbedded ? await options.routeEmbedded(served) : served;
   const pool = new pg.Pool({ connectionString, max: 1, idleTimeoutMillis: 0 });
-  return finishOpen('embedded', pool, { ...options, databaseUrl: connectionString }, async () => {
+  const { embeddedDir: location } = options;
+  const databaseUrl = connectionString;
+  return finishOpen('embedded', pool, { ...options, databaseUrl }, location, async () => {
     await pool.end();
     await server.stop();
     await pglite.close();
@@ -164,6 +169,7 @@ async function finishOpen(
   kind: Database['kind'],
   pool: pg.Pool,
   options: DatabaseOptions & { databaseUrl: string },
+  location: string,
   closeAll: () => Promise<void>,
 ): Promise<Database> {
   const { logger, databaseUrl: connectionString } = options;
@@ -205,6 +211,7 @@ async function finishOpen(
     pool: tracedPool(pool),
     readPool: tracedPool(readPool),
     connectionString,
+    location,
     close: () =>
       (closed ??= (async () => {
         await prisma.$disconnect();

@@ -1,7 +1,7 @@
-import { buildApp } from './app.ts';
 import { loadConfig, type Config } from './config.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { StartError } from './start-error.ts';
+import { embeddedDirectory, refuseIfHeld } from './storage/embedded-lock.ts';
 
 /**
  * A start that fails ends with one log line and exit code 1: the reason alone when the operator
@@ -21,6 +21,14 @@ try {
   failed(createLogger('info'), err);
 }
 const logger = createLogger(config.logLevel);
+// A second process on the same embedded database stops at once, before loading the service
+// (opening the database takes the lock itself).
+if (!config.databaseUrl) {
+  await refuseIfHeld(embeddedDirectory(config.dataDir)).catch((err: unknown) =>
+    failed(logger, err),
+  );
+}
+const { buildApp } = await import('./app.ts');
 const app = await buildApp(config, { logger }).catch((err: unknown) => failed(logger, err));
 await app.listen().catch(async (err: unknown) => {
   await app.close().catch(() => {});

@@ -1,5 +1,3 @@
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { PrismaPg } from '@prisma/adapter-pg';
@@ -7,6 +5,8 @@ import pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.ts';
 import { withoutCredentials, type Logger } from '../logger.ts';
 import { tracedPool } from '../telemetry/database.ts';
+import { Disposables } from '../lifecycle.ts';
+import { lockEmbedded } from './embedded-lock.ts';
 import { migrate } from './migrate.ts';
 import { createPartitionsAhead } from './partitions.ts';
 
@@ -119,21 +119,30 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     return finishOpen('postgres', pool, { ...options, databaseUrl }, location, () => pool.end());
   }
 
-  const memory = options.embeddedDir.startsWith('memory://');
-  if (!memory) await fs.mkdir(path.dirname(options.embeddedDir), { recursive: true });
-  const pglite = await PGlite.create(options.embeddedDir);
-  const server = new PGLiteSocketServer({ db: pglite, host: '127.0.0.1', port: 0 });
-  await server.start();
-  const served = `postgres://postgres@${server.getServerConn()}/postgres`;
-  const connectionString = options.routeEmbedded ? await options.routeEmbedded(served) : served;
-  const pool = new pg.Pool({ connectionString, max: 1, idleTimeoutMillis: 0 });
   const { embeddedDir: location } = options;
-  const databaseUrl = connectionString;
-  return finishOpen('embedded', pool, { ...options, databaseUrl }, location, async () => {
-    await pool.end();
-    await server.stop();
-    await pglite.close();
-  });
+  // One process at a time: a second one stops here, naming the first.
+  const unlock = location.startsWith('memory://')
+    ? async () => {}
+    : await lockEmbedded(location, options.logger);
+  const opened = new Disposables();
+  opened.defer('embedded database lock', unlock);
+  try {
+    const pglite = await PGlite.create(location);
+    opened.defer('embedded database', () => pglite.close());
+    const server = new PGLiteSocketServer({ db: pglite, host: '127.0.0.1', port: 0 });
+    await server.start();
+    opened.defer('embedded database server', () => server.stop());
+    const served = `postgres://postgres@${server.getServerConn()}/postgres`;
+    const databaseUrl = options.routeEmbedded ? await options.routeEmbedded(served) : served;
+    const pool = new pg.Pool({ connectionString: databaseUrl, max: 1, idleTimeoutMillis: 0 });
+    opened.defer('embedded database pool', () => pool.end());
+    return await finishOpen('embedded', pool, { ...options, databaseUrl }, location, () =>
+      opened.dispose(options.logger),
+    );
+  } catch (err) {
+    await opened.dispose(options.logger).catch(() => undefined);
+    throw err;
+  }
 }
 
 const newPool = (

@@ -1,6 +1,6 @@
 import type { RequestContext } from '../context.ts';
 import { invalidArgument } from '../errors.ts';
-import { builder } from '../graphql/builder.ts';
+import { builder, scopedLoader } from '../graphql/builder.ts';
 import type { AccessoryView } from './service.ts';
 
 /** The caller's accessories of these ids, in their order; null for unknown ones or another account's. */
@@ -22,10 +22,7 @@ export const AccessoryRef = builder
       description: 'The accessory id (a UUID), which is also its global id.',
       resolve: (a) => a.accessoryId,
     },
-    loadMany: (ids, ctx) => {
-      ctx.require('activities_basic');
-      return ownAccessories(ctx, ids);
-    },
+    loadMany: scopedLoader(['activities_basic'], (ids, ctx) => ownAccessories(ctx, ids)),
   })
   .implement({
     fields: (t) => ({

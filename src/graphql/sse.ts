@@ -15,12 +15,13 @@ export async function openSse(
 ): Promise<LiveSubscription> {
   const { live, liveConnections: connections, config } = ctx.services;
   const { subject, expiresAt } = ctx.principal;
-  const retry = { 'Retry-After': '5' };
+  const retryAfterSeconds = 5;
+  const retry = { 'Retry-After': String(retryAfterSeconds) };
   if (!connections.open()) {
     throw sseError(
       LiveCloseCode.TryAgainLater,
       'this instance serves as many live connections as it may; try again',
-      {},
+      { retryAfterSeconds },
       retry,
     );
   }
@@ -29,7 +30,7 @@ export async function openSse(
     throw sseError(
       LiveCloseCode.TooManyConnections,
       `at most ${connections.maxPerSubject} live connections per token subject`,
-      {},
+      { retryAfterSeconds },
       retry,
     );
   }

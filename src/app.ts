@@ -6,6 +6,7 @@ import { activityRoutes } from './activities/rest.ts';
 import type { Config } from './config.ts';
 import { graphqlHandler, createGraphQL } from './graphql/yoga.ts';
 import { graphqlErrorAnswer } from './graphql/errors.ts';
+import { graphiqlHandler } from './graphql/graphiql.ts';
 import { GraphQLWorkers } from './graphql/workers/pool.ts';
 import { attachWebSockets } from './graphql/ws.ts';
 import { openApiDocument } from './http/openapi.ts';
@@ -88,6 +89,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
           draining: () => draining,
         }),
         sheddingHandler(lag),
+        // A browser's GET /graphql: the GraphiQL page, without a token, and its files.
+        graphiqlHandler(config.auth),
         graphqlHandler(graphql, services, config.maxBodyBytes),
         // Media streams raw bytes (ranges, signed URLs) instead of JSON: its own small router.
         (req, res, pathname) => handleMediaRequest(services, req, res, pathname),

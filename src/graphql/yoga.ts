@@ -45,6 +45,8 @@ export function createGraphQL(services: Services, workers?: GraphQLWorkers) {
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
+    // GraphiQL is served before Yoga runs, from the service's own files (graphiql.ts).
+    graphiql: false,
     logging: false,
     // Called once per operation, also for each operation of a WebSocket connection (counted
     // by the WebSocket adapter when it subscribes).

@@ -6,7 +6,7 @@
 #
 #   docker build -t clipgate .
 #   docker run --rm -p 4000:4000 -v clipgate-data:/data clipgate
-ARG NODE_VERSION=20
+ARG NODE_VERSION=26
 
 FROM node:${NODE_VERSION}-bookworm-slim AS build
 WORKDIR /src

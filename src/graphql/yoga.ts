@@ -196,28 +196,28 @@ function refuseLargeBodies(): Plugin<object, ServerContext> {
  * client's error, named, where Yoga's parser would throw the JSON parser's own (an INTERNAL).
  */
 function refuseParametersThatAreNoJson(): Plugin<object, ServerContext> {
-  return {
-    async onRequestParse({ request, url }) {
-      const form = request.headers
-        .get('content-type')
-        ?.startsWith('application/x-www-form-urlencoded');
-      const parameters =
-        request.method === 'GET'
-          ? url.searchParams
-          : form
-            ? new URLSearchParams(await request.clone().text())
-            : undefined;
-      for (const field of ['variables', 'extensions']) {
-        const value = parameters?.get(field);
-        if (!value) continue;
-        try {
-          JSON.parse(value);
-        } catch {
-          throw createGraphQLError(`${field} must be JSON`, {
-            extensions: { http: { status: 400 }, code: 'INVALID_ARGUMENT', details: { field } },
-          });
-        }
+  const check = (parameters: URLSearchParams) => {
+    for (const field of ['variables', 'extensions']) {
+      const value = parameters.get(field);
+      if (!value) continue;
+      try {
+        JSON.parse(value);
+      } catch {
+        throw createGraphQLError(`${field} must be JSON`, {
+          extensions: { http: { status: 400 }, code: 'INVALID_ARGUMENT', details: { field } },
+        });
       }
+    }
+  };
+  return {
+    onRequestParse({ request, url }) {
+      if (request.method === 'GET') return check(url.searchParams);
+      const type = request.headers.get('content-type');
+      if (!type?.startsWith('application/x-www-form-urlencoded')) return undefined;
+      return request
+        .clone()
+        .text()
+        .then((body) => check(new URLSearchParams(body)));
     },
   };
 }

@@ -166,21 +166,25 @@ describe.each(backends)('HTTP errors on %s', (backend) => {
     }
   });
 
-  it('names the parameter of a GET query that is no JSON', async () => {
+  it('names the parameter of a GET query or a form that is no JSON', async () => {
     for (const field of ['variables', 'extensions']) {
       const query = new URLSearchParams({ query: '{ viewer { clientId } }', [field]: '{nope' });
-      const res = await fetch(`${t.url}/graphql?${query}`, {
-        headers: { authorization: `Bearer ${reader}` },
-      });
-      expect(res.status).toBe(400);
-      expect(await res.json()).toEqual({
-        errors: [
-          {
-            message: `${field} must be JSON`,
-            extensions: { code: 'INVALID_ARGUMENT', details: { field } },
-          },
-        ],
-      });
+      const auth = { authorization: `Bearer ${reader}` };
+      const form = { ...auth, 'content-type': 'application/x-www-form-urlencoded' };
+      for (const res of [
+        await fetch(`${t.url}/graphql?${query}`, { headers: auth }),
+        await fetch(`${t.url}/graphql`, { method: 'POST', headers: form, body: String(query) }),
+      ]) {
+        expect(res.status).toBe(400);
+        expect(await res.json()).toEqual({
+          errors: [
+            {
+              message: `${field} must be JSON`,
+              extensions: { code: 'INVALID_ARGUMENT', details: { field } },
+            },
+          ],
+        });
+      }
     }
   });
 

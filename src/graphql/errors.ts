@@ -55,13 +55,16 @@ export function toGraphQLError(error: unknown, logger: Logger): GraphQLError {
     const code = layerCode(graphqlError);
     if (code === 'INTERNAL') return internal(graphqlError, location, logger);
     // The compiled executor's errors may come without an extensions object.
-    const { details, http } = graphqlError.extensions ?? {};
+    const { details, http, originalError } = graphqlError.extensions ?? {};
+    // Yoga marks a body it could not read with the parser's error (`originalError`), and answers
+    // it 400 whatever the client accepts; the error stays out of the answer, the 400 stays.
+    const status = originalError && http ? { status: (http as { status?: number }).status } : http;
     return new GraphQLError(graphqlError.message, {
       ...location,
       extensions: {
         code,
         ...(details !== undefined && { details }),
-        ...(http !== undefined && { http }),
+        ...(status !== undefined && { http: status }),
       },
     });
   }

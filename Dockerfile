@@ -11,7 +11,7 @@
 #   docker build -t clipgate .
 #   SECRET=$(openssl rand -base64 32)    # keep it: `AUTH_DEV_SECRET=$SECRET npm run token` signs tokens
 #   docker run --rm -p 4000:4000 -v clipgate-data:/data -e AUTH_DEV_SECRET="$SECRET" clipgate
-ARG NODE_VERSION=20
+ARG NODE_VERSION=26
 
 FROM node:${NODE_VERSION}-bookworm-slim AS build
 WORKDIR /src

@@ -1,12 +1,13 @@
 // Bulk-loads demo activities: npm run seed -- --accessories 10 --activities 10000 [--subject demo]
-// Uses DATABASE_URL, or the embedded database in DATA_DIR (stop the service first: PGlite
-// allows one process per data directory).
-import path from 'node:path';
+// Writes to DATABASE_URL, or to the embedded database in DATA_DIR. The embedded database is one
+// process's: while the service runs on it, this stops at once, naming the service's process.
 import { parseArgs } from 'node:util';
 import { seedActivities } from '../src/activities/seed.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
+import { StartError } from '../src/start-error.ts';
 import { openDatabase } from '../src/storage/database.ts';
+import { embeddedDirectory } from '../src/storage/embedded-lock.ts';
 
 const { values } = parseArgs({
   options: {
@@ -19,26 +20,34 @@ const { values } = parseArgs({
 });
 const count = (name: keyof typeof values) => {
   const n = Number(values[name]);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive whole number`);
+  if (!Number.isInteger(n) || n < 1) {
+    throw new StartError(`--${name} must be a positive whole number`);
+  }
   return n;
 };
 
-const config = loadConfig();
-const logger = createLogger('warn');
-const db = await openDatabase({
-  databaseUrl: config.databaseUrl,
-  embeddedDir: path.join(config.dataDir, 'pgdata'),
-  logger,
-});
-const started = Date.now();
-const result = await seedActivities(db, {
-  subject: values.subject!,
-  accessories: count('accessories'),
-  activities: count('activities'),
-  spacingSeconds: count('spacing-seconds'),
-  retentionDays: count('retention-days'),
-});
-await db.close();
-console.log(
-  JSON.stringify({ ...result, seconds: (Date.now() - started) / 1000, subject: values.subject }),
-);
+try {
+  const config = loadConfig();
+  const options = {
+    subject: values.subject!,
+    accessories: count('accessories'),
+    activities: count('activities'),
+    spacingSeconds: count('spacing-seconds'),
+    retentionDays: count('retention-days'),
+  };
+  const db = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    embeddedDir: embeddedDirectory(config.dataDir),
+    logger: createLogger('warn'),
+  });
+  const started = Date.now();
+  const result = await seedActivities(db, options).finally(() => db.close());
+  console.log(
+    JSON.stringify({ ...result, seconds: (Date.now() - started) / 1000, subject: values.subject }),
+  );
+} catch (err) {
+  // A setting, an argument or the database in use: one line saying what to do.
+  if (!(err instanceof StartError)) throw err;
+  console.error(`seed: ${err.message}`);
+  process.exitCode = 1;
+}

@@ -6,6 +6,7 @@ import { activityRoutes } from './activities/rest.ts';
 import type { Config } from './config.ts';
 import { graphqlHandler, createGraphQL } from './graphql/yoga.ts';
 import { graphqlErrorAnswer } from './graphql/errors.ts';
+import { graphiqlHandler } from './graphql/graphiql.ts';
 import { GraphQLWorkers } from './graphql/workers/pool.ts';
 import { attachWebSockets } from './graphql/ws.ts';
 import { openApiDocument } from './http/openapi.ts';
@@ -16,7 +17,7 @@ import { createHttpServer } from './http/server.ts';
 import { backgroundJobs } from './jobs/background.ts';
 import { Jobs } from './jobs/scheduler.ts';
 import { Disposables } from './lifecycle.ts';
-import { createLogger } from './logger.ts';
+import { createLogger, withoutCredentials } from './logger.ts';
 import { mediaOpenApi } from './media/openapi.ts';
 import { handleMediaRequest } from './media/routes.ts';
 import { notificationRoutes } from './notifications/rest.ts';
@@ -88,6 +89,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
           draining: () => draining,
         }),
         sheddingHandler(lag),
+        // A browser's GET /graphql: the GraphiQL page, without a token, and its files.
+        graphiqlHandler(config.auth),
         graphqlHandler(graphql, services, config.maxBodyBytes),
         // Media streams raw bytes (ranges, signed URLs) instead of JSON: its own small router.
         (req, res, pathname) => handleMediaRequest(services, req, res, pathname),
@@ -133,7 +136,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
             server.off('error', reject);
             const address = server.address() as AddressInfo;
             logger.info(
-              { host: address.address, port: address.port, database: services.db.kind },
+              { host: address.address, port: address.port, ...backingServices(services) },
               'listening',
             );
             resolve(address);
@@ -149,6 +152,20 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     await disposables.dispose(logger).catch(() => undefined);
     throw err;
   }
+}
+
+/** What an instance runs on, for its start log: each backing service, without credentials. */
+function backingServices({ config, db, media }: Services) {
+  return {
+    database: `${db.kind} ${db.location}`,
+    readReplica: config.databaseReadUrl ? withoutCredentials(config.databaseReadUrl) : 'none',
+    redis: config.redisUrl
+      ? withoutCredentials(config.redisUrl)
+      : 'none: live events and rate limits stay within this instance',
+    mediaStore: `${media.store.kind} ${media.store.location}`,
+    ffmpeg: config.media.packager.ffmpeg ?? 'none: MP4 uploads are not packaged to HLS/DASH',
+    tracing: config.telemetry ? config.telemetry.endpoint : 'off',
+  };
 }
 
 /** The GraphQL worker threads (GRAPHQL_WORKERS), on PostgreSQL; none on the embedded database. */

@@ -1,6 +1,10 @@
 import path from 'node:path';
 import type { SpanExporter } from '@opentelemetry/sdk-trace';
 import { locate } from './media/ffmpeg.ts';
+import { StartError } from './start-error.ts';
+
+/** A setting the service cannot start with; the message names the variable. */
+export class ConfigError extends StartError {}
 
 /** Everything the service reads from its environment, parsed once at start. */
 export interface Config {
@@ -204,7 +208,9 @@ function secretsKey(env: Env): Buffer | undefined {
   if (!raw) return undefined;
   const key = Buffer.from(raw, 'base64');
   if (key.length !== 32 || !/^[A-Za-z0-9+/_-]+={0,2}$/.test(raw)) {
-    throw new Error('SECRETS_KEY must be 32 bytes in base64 (e.g. `openssl rand -base64 32`)');
+    throw new ConfigError(
+      'SECRETS_KEY must be 32 bytes in base64 (e.g. `openssl rand -base64 32`)',
+    );
   }
   return key;
 }
@@ -215,22 +221,40 @@ function int(env: Env, name: string, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a whole number`);
+  if (!Number.isInteger(value) || value < 0)
+    throw new ConfigError(`${name} must be a whole number`);
   return value;
 }
 
 /** Steps of nice (CPU priority), as `nice -n` takes them: 0-19. */
 function niceSteps(env: Env, name: string, fallback: number): number {
   const value = int(env, name, fallback);
-  if (value > 19) throw new Error(`${name} must be between 0 and 19`);
+  if (value > 19) throw new ConfigError(`${name} must be between 0 and 19`);
   return value;
+}
+
+/** A TCP port: 0 (any free one) to 65535. */
+function port(env: Env, name: string, fallback: number): number {
+  const value = int(env, name, fallback);
+  if (value > 65535) throw new ConfigError(`${name} must be between 0 and 65535`);
+  return value;
+}
+
+const logLevels = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
+
+function logLevel(env: Env): string {
+  const level = env.LOG_LEVEL || 'info';
+  if (!logLevels.includes(level)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${logLevels.join(', ')}`);
+  }
+  return level;
 }
 
 function bool(env: Env, name: string): boolean {
   const raw = env[name]?.toLowerCase();
   if (raw === undefined || raw === '' || raw === 'false' || raw === '0') return false;
   if (raw === 'true' || raw === '1') return true;
-  throw new Error(`${name} must be true or false`);
+  throw new ConfigError(`${name} must be true or false`);
 }
 
 function intList(env: Env, name: string, fallback: number[]): number[] {
@@ -239,7 +263,7 @@ function intList(env: Env, name: string, fallback: number[]): number[] {
   return raw.split(',').map((part) => {
     const value = Number(part.trim());
     if (!Number.isInteger(value) || value < 0) {
-      throw new Error(`${name} must be a comma-separated list of milliseconds`);
+      throw new ConfigError(`${name} must be a comma-separated list of milliseconds`);
     }
     return value;
   });
@@ -258,12 +282,12 @@ function authConfig(env: Env): AuthConfig {
     const issuer = env.AUTH_ISSUER?.trim();
     const audience = env.AUTH_AUDIENCE?.trim();
     if (!issuer) {
-      throw new Error(
+      throw new ConfigError(
         'AUTH_ISSUER must be set with AUTH_JWKS_URL: the "iss" of the tokens to take',
       );
     }
     if (!audience) {
-      throw new Error(
+      throw new ConfigError(
         'AUTH_AUDIENCE must be set with AUTH_JWKS_URL: the "aud" the tokens carry for this service',
       );
     }
@@ -279,12 +303,12 @@ function authConfig(env: Env): AuthConfig {
   }
   const secret = env.AUTH_DEV_SECRET || undefined;
   if (secret !== undefined && Buffer.byteLength(secret, 'utf8') < DEV_SECRET_MIN_BYTES) {
-    throw new Error(
+    throw new ConfigError(
       `AUTH_DEV_SECRET must be at least ${DEV_SECRET_MIN_BYTES} bytes (e.g. \`openssl rand -base64 32\`)`,
     );
   }
   if (secret === undefined && env.NODE_ENV === 'production') {
-    throw new Error(
+    throw new ConfigError(
       `AUTH_DEV_SECRET must be set (at least ${DEV_SECRET_MIN_BYTES} bytes) for development tokens with NODE_ENV=production, or AUTH_JWKS_URL or AUTH_INTROSPECTION_URL`,
     );
   }
@@ -323,19 +347,23 @@ function mediaConfig(env: Env): MediaConfig {
     },
     export: exportConfig(env, maxMp4Bytes),
   };
-  if (media.urlTtlS < 1) throw new Error('MEDIA_URL_TTL_S must be at least 1');
+  if (media.urlTtlS < 1) throw new ConfigError('MEDIA_URL_TTL_S must be at least 1');
   if (media.notificationUrlTtlS < 1) {
-    throw new Error('NOTIFICATION_MEDIA_URL_TTL_S must be at least 1');
+    throw new ConfigError('NOTIFICATION_MEDIA_URL_TTL_S must be at least 1');
   }
   if (media.packager.concurrency < 1) {
-    throw new Error('MEDIA_PACKAGER_CONCURRENCY must be at least 1');
+    throw new ConfigError('MEDIA_PACKAGER_CONCURRENCY must be at least 1');
   }
-  if (media.packager.segmentS < 1) throw new Error('MEDIA_SEGMENT_S must be at least 1');
+  if (media.packager.segmentS < 1) throw new ConfigError('MEDIA_SEGMENT_S must be at least 1');
+  if (media.export.maxSeconds < 1) throw new ConfigError('EXPORT_MAX_SECONDS must be at least 1');
+  if (media.export.concurrency < 1) throw new ConfigError('EXPORT_CONCURRENCY must be at least 1');
   if (s3 && Math.max(media.maxMp4Bytes, media.maxImageBytes) > MAX_S3_PUT_BYTES) {
-    throw new Error('with MEDIA_S3_BUCKET, the media size limits must be at most 5 GiB');
+    throw new ConfigError(
+      'MEDIA_MAX_MP4_BYTES and MEDIA_MAX_IMAGE_BYTES must be at most 5 GiB with MEDIA_S3_BUCKET',
+    );
   }
   if (media.urlSecret !== undefined && media.urlSecret.length < 16) {
-    throw new Error('MEDIA_URL_SECRET must be at least 16 characters');
+    throw new ConfigError('MEDIA_URL_SECRET must be at least 16 characters');
   }
   return media;
 }
@@ -358,22 +386,26 @@ function exportConfig(env: Env, maxMp4Bytes: number): MediaConfig['export'] {
     urlRatePerMinute: int(env, 'EXPORT_URL_RATE_PER_MINUTE', 6),
     urlBurst: int(env, 'EXPORT_URL_BURST', 5),
   };
-  if (config.maxSeconds < 1) throw new Error('EXPORT_MAX_SECONDS must be at least 1');
-  if (concurrency < 1) throw new Error('EXPORT_CONCURRENCY must be at least 1');
+  if (config.maxSeconds < 1) throw new ConfigError('EXPORT_MAX_SECONDS must be at least 1');
+  if (concurrency < 1) throw new ConfigError('EXPORT_CONCURRENCY must be at least 1');
   if (config.perAccount < 1 || config.perAccount > concurrency) {
-    throw new Error('EXPORT_CONCURRENCY_PER_ACCOUNT must be between 1 and EXPORT_CONCURRENCY');
+    throw new ConfigError(
+      'EXPORT_CONCURRENCY_PER_ACCOUNT must be between 1 and EXPORT_CONCURRENCY',
+    );
   }
   if (config.timeoutS < 1 || config.timeoutS > 86_400) {
-    throw new Error('EXPORT_TIMEOUT_S must be between 1 and 86400');
+    throw new ConfigError('EXPORT_TIMEOUT_S must be between 1 and 86400');
   }
   if (config.readWindowS < 1 || config.readWindowS > 600) {
-    throw new Error('EXPORT_READ_WINDOW_S must be between 1 and 600');
+    throw new ConfigError('EXPORT_READ_WINDOW_S must be between 1 and 600');
   }
   if (config.maxBytes < maxMp4Bytes) {
-    throw new Error('EXPORT_MAX_BYTES must be at least MEDIA_MAX_MP4_BYTES (one clip must fit)');
+    throw new ConfigError(
+      'EXPORT_MAX_BYTES must be at least MEDIA_MAX_MP4_BYTES (one clip must fit)',
+    );
   }
   if (config.urlRatePerMinute > 0 && config.urlBurst < 1) {
-    throw new Error('EXPORT_URL_BURST must be at least 1');
+    throw new ConfigError('EXPORT_URL_BURST must be at least 1');
   }
   return config;
 }
@@ -385,10 +417,10 @@ function publicBaseUrl(env: Env): string | undefined {
   try {
     url = new URL(raw);
   } catch {
-    throw new Error('PUBLIC_BASE_URL must be an absolute http(s) URL');
+    throw new ConfigError('PUBLIC_BASE_URL must be an absolute http(s) URL');
   }
   if (!/^https?:$/.test(url.protocol) || url.search || url.hash) {
-    throw new Error('PUBLIC_BASE_URL must be an absolute http(s) URL without query');
+    throw new ConfigError('PUBLIC_BASE_URL must be an absolute http(s) URL without query');
   }
   return url.toString().replace(/\/+$/, '');
 }
@@ -412,15 +444,15 @@ function limitsConfig(env: Env): LimitsConfig {
   };
   if (limits.rateRps > 0 && limits.costRate > 0 && limits.costRate < limits.graphql.maxCost / 2) {
     // Two seconds' worth of burst must pay for the costliest operation allowed.
-    throw new Error('RATE_LIMIT_COST must be at least half of GRAPHQL_MAX_COST, or 0');
+    throw new ConfigError('RATE_LIMIT_COST must be at least half of GRAPHQL_MAX_COST, or 0');
   }
   if (limits.rateRps > 0 && (limits.rateBurst < 1 || limits.ingestRps < 1)) {
-    throw new Error('RATE_LIMIT_BURST and RATE_LIMIT_INGEST_RPS must be at least 1');
+    throw new ConfigError('RATE_LIMIT_BURST and RATE_LIMIT_INGEST_RPS must be at least 1');
   }
   for (const [name, value] of Object.entries(limits.graphql)) {
     // GRAPHQL_MAX_COST_IN_FLIGHT may be 0: no bound.
     if (value < 1 && name !== 'maxCostInFlight')
-      throw new Error(
+      throw new ConfigError(
         `GRAPHQL_${name.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()} must be at least 1`,
       );
   }
@@ -431,20 +463,20 @@ function telemetryConfig(env: Env): TelemetryConfig | undefined {
   const endpoint = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
   if (!endpoint) return undefined;
   if (!/^https?:\/\//.test(endpoint)) {
-    throw new Error('OTEL_EXPORTER_OTLP_ENDPOINT must be an http(s) URL');
+    throw new ConfigError('OTEL_EXPORTER_OTLP_ENDPOINT must be an http(s) URL');
   }
   return { endpoint, serviceName: env.OTEL_SERVICE_NAME || 'clipgate' };
 }
 
 export function loadConfig(env: Env = process.env): Config {
   return {
-    port: int(env, 'PORT', 4000),
+    port: port(env, 'PORT', 4000),
     host: env.HOST || '127.0.0.1',
     dataDir: path.resolve(env.DATA_DIR || './data'),
     databaseUrl: env.DATABASE_URL || undefined,
     databaseReadUrl: env.DATABASE_READ_URL || undefined,
     redisUrl: env.REDIS_URL || undefined,
-    logLevel: env.LOG_LEVEL || 'info',
+    logLevel: logLevel(env),
     scopePrefix: env.SCOPE_PREFIX || 'service',
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 64 * 1024),
     auth: authConfig(env),

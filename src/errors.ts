@@ -65,6 +65,15 @@ export const invalidArgument = (field: string, message: string, extra: ErrorDeta
 
 export const notFound = (what: string) => new AppError('NOT_FOUND', `${what} not found`);
 
+/** A path that exists, asked with a method it does not take; `Allow` lists the ones it does. */
+export const methodNotAllowed = (method: string | undefined, allowed: readonly string[]) =>
+  new AppError(
+    'METHOD_NOT_ALLOWED',
+    `${method} is not allowed here; use ${allowed.join(' or ')}`,
+    { allowed: [...allowed] },
+    { Allow: allowed.join(', ') },
+  );
+
 export const conflict = (message: string) => new AppError('CONFLICT', message);
 
 export const unauthenticated = (message: string) =>

@@ -21,3 +21,13 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
     destination,
   );
 }
+
+/** A URL as logged: scheme, host and path, without user, password or query (which may hold secrets). */
+export function withoutCredentials(raw: string): string {
+  try {
+    const url = new URL(raw);
+    return `${url.protocol}//${url.host}${url.pathname === '/' ? '' : url.pathname}`;
+  } catch {
+    return '(a malformed URL)';
+  }
+}

@@ -1,26 +1,42 @@
-import { buildApp } from './app.ts';
-import { loadConfig, type Config } from './config.ts';
-import { createLogger } from './logger.ts';
+import { ConfigError, loadConfig, type Config } from './config.ts';
+import { createLogger, type Logger } from './logger.ts';
+import { StartError } from './start-error.ts';
+import { embeddedDirectory, refuseIfHeld } from './storage/embedded-lock.ts';
+
+/**
+ * A start that fails ends with one log line and exit code 1: the reason alone when the operator
+ * can fix it (a setting, the data directory in use), else the error (the database unreachable,
+ * the port taken).
+ */
+function failed(logger: Logger, err: unknown): never {
+  if (err instanceof StartError) logger.fatal(err.message);
+  else logger.fatal({ err }, 'start failed');
+  process.exit(1);
+}
 
 let config: Config;
 try {
   config = loadConfig();
 } catch (err) {
-  // A configuration refused (a value malformed, a secret missing or too short): one line that
-  // names the variable, no stack, exit 1. The level configured may be what is wrong.
-  createLogger('info').fatal(`configuration refused: ${(err as Error).message}`);
-  process.exit(1);
+  // A setting refused: one line naming the variable. The level configured may be what is wrong.
+  failed(
+    createLogger('info'),
+    err instanceof ConfigError ? new StartError(`configuration refused: ${err.message}`) : err,
+  );
 }
 const logger = createLogger(config.logLevel);
-/** A start that fails (the database unreachable, the port taken) ends with one log line. */
-const failed = (err: unknown): never => {
-  logger.fatal({ err }, 'start failed');
-  process.exit(1);
-};
-const app = await buildApp(config, { logger }).catch(failed);
+// A second process on the same embedded database stops at once, before loading the service
+// (opening the database takes the lock itself).
+if (!config.databaseUrl) {
+  await refuseIfHeld(embeddedDirectory(config.dataDir)).catch((err: unknown) =>
+    failed(logger, err),
+  );
+}
+const { buildApp } = await import('./app.ts');
+const app = await buildApp(config, { logger }).catch((err: unknown) => failed(logger, err));
 await app.listen().catch(async (err: unknown) => {
   await app.close().catch(() => {});
-  failed(err);
+  failed(logger, err);
 });
 
 let stopping = false;

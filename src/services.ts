@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { AccessoryService } from './accessories/service.ts';
 import { createAuthenticator, type Authenticator } from './accounts/auth.ts';
 import { AccountService } from './accounts/service.ts';
@@ -21,6 +20,7 @@ import { Dispatcher } from './notifications/delivery/dispatcher.ts';
 import { createSecretBox, loadSecretsKey } from './notifications/secrets.ts';
 import { NotificationService } from './notifications/service.ts';
 import { openDatabase, type Database, type DatabaseOptions } from './storage/database.ts';
+import { embeddedDirectory } from './storage/embedded-lock.ts';
 import { ZoneService } from './zones/service.ts';
 
 /** The domain services, built once per app and shared by REST, GraphQL and background jobs. */
@@ -80,7 +80,7 @@ export async function buildServices(
   const db = await openDatabase({
     databaseUrl: config.databaseUrl,
     readUrl: config.databaseReadUrl,
-    embeddedDir: options.embeddedDir ?? path.join(config.dataDir, 'pgdata'),
+    embeddedDir: options.embeddedDir ?? embeddedDirectory(config.dataDir),
     logger,
     routeEmbedded: options.routeEmbedded,
     migrate: options.migrate,

@@ -55,6 +55,11 @@ describe('the production build', () => {
       expect(page.status).toBe(200);
       expect(page.headers.get('content-type')).toMatch(/^text\/html/);
       expect(await page.text()).toContain('<script');
+      // GraphiQL, its files out of the production dependencies.
+      const graphiql = await fetch(`${url}/graphql`, { headers: { accept: 'text/html' } });
+      expect(graphiql.status).toBe(200);
+      const script = /src="(\/graphiql\/[^"]+\/graphiql\.js)"/.exec(await graphiql.text())?.[1];
+      expect((await fetch(`${url}${script}`)).status).toBe(200);
       // Through the compiled Prisma client.
       const token = await signDevToken(TEST_SECRET, {
         sub: 'built',

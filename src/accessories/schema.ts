@@ -1,6 +1,6 @@
 import type { RequestContext } from '../context.ts';
 import { invalidArgument } from '../errors.ts';
-import { builder } from '../graphql/builder.ts';
+import { builder, scopedLoader } from '../graphql/builder.ts';
 import { isUuid } from '../ids.ts';
 import type { AccessoryView } from './service.ts';
 
@@ -23,10 +23,7 @@ export const AccessoryRef = builder
       description: 'The accessory id (a UUID), which is also its global id.',
       resolve: (a) => a.accessoryId,
     },
-    loadMany: (ids, ctx) => {
-      ctx.require('activities_basic');
-      return ownAccessories(ctx, ids);
-    },
+    loadMany: scopedLoader(['activities_basic'], (ids, ctx) => ownAccessories(ctx, ids)),
   })
   .implement({
     fields: (t) => ({

@@ -1,7 +1,7 @@
 import { AccessoryRef } from '../accessories/schema.ts';
 import { invalidArgument } from '../errors.ts';
 import type { EventType } from '../events/types.ts';
-import { builder } from '../graphql/builder.ts';
+import { builder, scopedLoader } from '../graphql/builder.ts';
 import { ActivityMediaRef } from '../media/schema.ts';
 import { EventTypeRef } from '../notifications/schema.ts';
 import {
@@ -28,10 +28,9 @@ export const ActivityRef = builder
         return { accessoryId, activityId };
       },
     },
-    loadMany: async (keys, ctx) => {
-      ctx.require('activities_basic');
-      return ctx.services.activities.getMany(await ctx.account(), keys);
-    },
+    loadMany: scopedLoader(['activities_basic'], async (keys, ctx) =>
+      ctx.services.activities.getMany(await ctx.account(), keys),
+    ),
   })
   .implement({
     fields: (t) => ({

@@ -33,6 +33,26 @@ export const graphqlContext = (
 /** The most ids one `nodes` call takes, as many as the largest page. */
 export const MAX_NODES = 100;
 
+/**
+ * A node type's `loadMany` that needs one of `scopes`. Without it, each of the ids is the
+ * PERMISSION_DENIED error: GraphQL answers null at that id's own place in `nodes`, with the
+ * error at its path, and the other ids of the list as usual.
+ */
+export function scopedLoader<K, T>(
+  scopes: ScopeName[],
+  load: (ids: K[], ctx: GraphQLContext) => Promise<(T | null)[]>,
+): (ids: K[], ctx: GraphQLContext) => Promise<(T | null)[]> {
+  return async (ids, ctx) => {
+    try {
+      ctx.require(...scopes);
+    } catch (err) {
+      // An error as the value of a field is that field's error (graphql-js, graphql-jit).
+      return ids.map(() => err as T);
+    }
+    return load(ids, ctx);
+  };
+}
+
 /** The first scope named in a scope-auth failure: the one a 403 asks for. */
 function missingScope(failure: AuthFailure): ScopeName | undefined {
   switch (failure.kind) {

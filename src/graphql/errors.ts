@@ -1,17 +1,38 @@
 import { GraphQLError } from 'graphql';
-import { AppError } from '../errors.ts';
+import { AppError, errorStatus, type ErrorCode } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { databaseUnavailable, isDatabaseUnavailable } from '../storage/faults.ts';
 
-const yogaCodes: Record<string, string> = {
+/** Codes Yoga gives errors of its own that are not the client's request being malformed. */
+const yogaCodes: Record<string, ErrorCode> = {
   REQUEST_ENTITY_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
-  BAD_REQUEST: 'INVALID_ARGUMENT',
+  INTERNAL_SERVER_ERROR: 'INTERNAL',
 };
 
+const isErrorCode = (code: unknown): code is ErrorCode =>
+  typeof code === 'string' && Object.hasOwn(errorStatus, code);
+
 /**
- * Gives every GraphQL error a contract code in `extensions.code`: an AppError keeps its own;
- * an error of the GraphQL layer itself (bad syntax, unknown field, bad variables) is the
- * client's, so INVALID_ARGUMENT; anything else is an INTERNAL error whose details stay in the log.
+ * The contract's code of an error of the GraphQL layer: its own when it has one (an AppError
+ * raised before execution, see requestError), else the client's request is at fault
+ * (INVALID_ARGUMENT: bad syntax, an unknown field, a bad variable, no such operation, a body
+ * that is no GraphQL request), except a body over the limit, a method `/graphql` does not take,
+ * and Yoga's own failures.
+ */
+function layerCode(error: GraphQLError): ErrorCode {
+  const { code, http } = error.extensions ?? {};
+  if (isErrorCode(code)) return code;
+  if (typeof code === 'string' && Object.hasOwn(yogaCodes, code)) return yogaCodes[code]!;
+  if ((http as { status?: number } | undefined)?.status === 405) return 'METHOD_NOT_ALLOWED';
+  return 'INVALID_ARGUMENT';
+}
+
+/**
+ * Gives every GraphQL error a contract code in `extensions.code` and nothing else of the error
+ * it comes from (no `originalError`, no stack): an AppError keeps its code and details; an
+ * error of the GraphQL layer itself gets its code from layerCode (keeping the HTTP status and
+ * headers Yoga answers with, which Yoga leaves out of the body); anything else is an INTERNAL
+ * error whose details stay in the log.
  */
 export function toGraphQLError(error: unknown, logger: Logger): GraphQLError {
   const graphqlError = error instanceof GraphQLError ? error : undefined;
@@ -31,20 +52,20 @@ export function toGraphQLError(error: unknown, logger: Logger): GraphQLError {
     });
   }
   if (graphqlError && (!original || original instanceof GraphQLError)) {
+    const code = layerCode(graphqlError);
+    if (code === 'INTERNAL') return internal(graphqlError, location, logger);
     // The compiled executor's errors may come without an extensions object.
-    const code = graphqlError.extensions?.code;
-    // Yoga's own request errors, in the contract's codes (their HTTP status stays).
-    const contractCode = typeof code === 'string' ? yogaCodes[code] : undefined;
-    if (contractCode) {
-      return new GraphQLError(graphqlError.message, {
-        ...location,
-        extensions: { ...graphqlError.extensions, code: contractCode },
-      });
-    }
-    if (code && code !== 'GRAPHQL_VALIDATION_FAILED') return graphqlError;
+    const { details, http, originalError } = graphqlError.extensions ?? {};
+    // Yoga marks a body it could not read with the parser's error (`originalError`), and answers
+    // it 400 whatever the client accepts; the error stays out of the answer, the 400 stays.
+    const status = originalError && http ? { status: (http as { status?: number }).status } : http;
     return new GraphQLError(graphqlError.message, {
       ...location,
-      extensions: { ...graphqlError.extensions, code: 'INVALID_ARGUMENT' },
+      extensions: {
+        code,
+        ...(details !== undefined && { details }),
+        ...(status !== undefined && { http: status }),
+      },
     });
   }
   if (isDatabaseUnavailable(original)) {
@@ -58,7 +79,15 @@ export function toGraphQLError(error: unknown, logger: Logger): GraphQLError {
       },
     });
   }
-  logger.error({ err: original }, 'unexpected error in a GraphQL operation');
+  return internal(original, location, logger);
+}
+
+function internal(
+  err: unknown,
+  location: Partial<Pick<GraphQLError, 'nodes' | 'source' | 'positions' | 'path'>>,
+  logger: Logger,
+): GraphQLError {
+  logger.error({ err }, 'unexpected error in a GraphQL operation');
   return new GraphQLError('internal error', { ...location, extensions: { code: 'INTERNAL' } });
 }
 

@@ -16,12 +16,13 @@ export async function openSse(
 ): Promise<LiveSubscription> {
   const { live, liveConnections: connections, config } = ctx.services;
   const { principal } = ctx;
-  const retry = { 'Retry-After': '5' };
+  const retryAfterSeconds = 5;
+  const retry = { 'Retry-After': String(retryAfterSeconds) };
   if (!connections.open()) {
     throw sseError(
       LiveCloseCode.TryAgainLater,
       'this instance serves as many live connections as it may; try again',
-      {},
+      { retryAfterSeconds },
       retry,
     );
   }
@@ -30,7 +31,7 @@ export async function openSse(
     throw sseError(
       LiveCloseCode.TooManyConnections,
       `at most ${connections.maxPerSubject} live connections per token subject and client`,
-      {},
+      { retryAfterSeconds },
       retry,
     );
   }

@@ -1,7 +1,14 @@
 import type http from 'node:http';
 import { useGraphQlJit } from '@envelop/graphql-jit';
-import { getOperationAST } from 'graphql';
-import { createGraphQLError, createYoga, type Plugin } from 'graphql-yoga';
+import { getOperationAST, type ExecutionResult } from 'graphql';
+import {
+  createGraphQLError,
+  createYoga,
+  isAsyncIterable,
+  processRegularResult,
+  type Plugin,
+} from 'graphql-yoga';
+import { errorStatus, type ErrorCode, type ErrorDetails } from '../errors.ts';
 import { admit, type RequestContext } from '../context.ts';
 import { callerOf, rateLimited } from '../limits/rate.ts';
 import { CostShares } from '../limits/shares.ts';
@@ -38,6 +45,8 @@ export function createGraphQL(services: Services, workers?: GraphQLWorkers) {
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
+    // GraphiQL is served before Yoga runs, from the service's own files (graphiql.ts).
+    graphiql: false,
     logging: false,
     // Called once per operation, also for each operation of a WebSocket connection (counted
     // by the WebSocket adapter when it subscribes).
@@ -61,6 +70,9 @@ export function createGraphQL(services: Services, workers?: GraphQLWorkers) {
     maxRequestBodySize: false,
     plugins: [
       refuseLargeBodies(),
+      refuseParametersThatAreNoJson(),
+      contractValidationErrors(services),
+      refuseStreamsBeforeTheyStart(),
       ...(tracer ? [graphqlTracing(tracer)] : []),
       // Compiles each operation once into a specialized function: several times faster than the
       // generic executor on the listing pages.
@@ -108,6 +120,52 @@ export function createGraphQL(services: Services, workers?: GraphQLWorkers) {
 
 export type GraphQLServer = ReturnType<typeof createGraphQL>;
 
+/**
+ * The schema's refusals of a query (an unknown field, a wrong argument type) in the contract's
+ * code: Yoga answers validation errors without masking them.
+ */
+function contractValidationErrors(services: Services): Plugin<object, ServerContext> {
+  return {
+    onValidate:
+      () =>
+      ({ result, setResult }) => {
+        if (result.length > 0) setResult(result.map((e) => toGraphQLError(e, services.logger)));
+      },
+  };
+}
+
+/**
+ * Over SSE, an operation refused before its first event (bad syntax, an unknown field, a
+ * subscription refused as it starts, e.g. `accountEvents(eventTypes: [])`) is answered as such:
+ * the HTTP status of its error's code (400 for INVALID_ARGUMENT) with the errors as JSON, where
+ * Yoga would open a 200 stream carrying them.
+ */
+function refuseStreamsBeforeTheyStart(): Plugin<object, ServerContext> {
+  return {
+    onResultProcess({ request, result, setResultProcessor }) {
+      if (!request.headers.get('accept')?.includes('text/event-stream')) return;
+      if (isAsyncIterable(result) || Array.isArray(result)) return;
+      const { errors, data } = result as ExecutionResult;
+      if (!errors?.length || data != null) return;
+      const status = Math.max(
+        ...errors.map((e) => errorStatus[e.extensions.code as ErrorCode] ?? 400),
+      );
+      // An error to retry (429, 503) says when in its details, as Retry-After does in REST.
+      const retryAfter = Math.max(
+        0,
+        ...errors.map(
+          (e) => Number((e.extensions.details as ErrorDetails)?.retryAfterSeconds) || 0,
+        ),
+      );
+      setResultProcessor(async (refused, fetchAPI) => {
+        const answer = await processRegularResult(refused, fetchAPI, 'application/json');
+        if (retryAfter > 0) answer.headers.set('Retry-After', String(retryAfter));
+        return new fetchAPI.Response(answer.body, { status, headers: answer.headers });
+      }, 'application/json');
+    },
+  };
+}
+
 /** Requests whose body went over the limit while graphqlHandler read it. */
 const tooLarge = new WeakSet<http.IncomingMessage>();
 
@@ -129,6 +187,37 @@ function refuseLargeBodies(): Plugin<object, ServerContext> {
           extensions: { http: { status: 413 }, code: 'REQUEST_ENTITY_TOO_LARGE' },
         });
       }
+    },
+  };
+}
+
+/**
+ * `variables` and `extensions` of a GET query or a form are JSON: one that is not is the
+ * client's error, named, where Yoga's parser would throw the JSON parser's own (an INTERNAL).
+ */
+function refuseParametersThatAreNoJson(): Plugin<object, ServerContext> {
+  const check = (parameters: URLSearchParams) => {
+    for (const field of ['variables', 'extensions']) {
+      const value = parameters.get(field);
+      if (!value) continue;
+      try {
+        JSON.parse(value);
+      } catch {
+        throw createGraphQLError(`${field} must be JSON`, {
+          extensions: { http: { status: 400 }, code: 'INVALID_ARGUMENT', details: { field } },
+        });
+      }
+    }
+  };
+  return {
+    onRequestParse({ request, url }) {
+      if (request.method === 'GET') return check(url.searchParams);
+      const type = request.headers.get('content-type');
+      if (!type?.startsWith('application/x-www-form-urlencoded')) return undefined;
+      return request
+        .clone()
+        .text()
+        .then((body) => check(new URLSearchParams(body)));
     },
   };
 }

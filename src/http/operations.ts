@@ -1,3 +1,4 @@
+import { methodNotAllowed } from '../errors.ts';
 import type { Database } from '../storage/database.ts';
 import { sendJson } from './json.ts';
 import type { Metrics } from './metrics.ts';
@@ -12,6 +13,8 @@ export interface OperationsOptions {
   draining(): boolean;
 }
 
+const paths = new Set(['/healthz', '/readyz', '/metrics', '/openapi.json']);
+
 /** `/healthz` (the process is up), `/readyz` (the database answers, not draining), `/metrics`, `/openapi.json`. */
 export function operationsHandler({
   db,
@@ -19,7 +22,10 @@ export function operationsHandler({
   openapi,
   draining,
 }: OperationsOptions): HttpHandler {
-  return async (_req, res, pathname) => {
+  return async (req, res, pathname) => {
+    if (!paths.has(pathname)) return undefined;
+    if (req.method !== 'GET' && req.method !== 'HEAD')
+      throw methodNotAllowed(req.method, ['GET', 'HEAD']);
     switch (pathname) {
       case '/healthz':
         sendJson(res, 200, { status: 'ok' });

@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import type { z } from 'zod';
 import type { ScopeName } from '../accounts/auth.ts';
 import { admit, type RequestContext } from '../context.ts';
-import { AppError, invalidArgument, notFound } from '../errors.ts';
+import { invalidArgument, methodNotAllowed, notFound } from '../errors.ts';
 import { checkPathParameter } from '../ids.ts';
 import type { Services } from '../services.ts';
 import { parseInput, readJsonBody } from './body.ts';
@@ -69,17 +69,19 @@ export class RestRouter {
 
   /** The route for a method and path; 404 for no path, 405 for a path without that method. */
   match(method: string, pathname: string): Match {
-    let pathKnown = false;
+    const allowed: string[] = [];
     for (const { route, pattern, names } of this.#compiled) {
       const m = pattern.exec(pathname);
       if (!m) continue;
-      pathKnown = true;
-      if (route.method !== method) continue;
+      if (route.method !== method) {
+        allowed.push(route.method);
+        continue;
+      }
       const params: Record<string, string> = {};
       names.forEach((name, i) => (params[name] = decodeSegment(name, m[i + 1]!)));
       return { route, params };
     }
-    if (pathKnown) throw new AppError('METHOD_NOT_ALLOWED', `${method} is not allowed here`);
+    if (allowed.length > 0) throw methodNotAllowed(method, allowed);
     throw notFound('resource');
   }
 

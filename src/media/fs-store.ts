@@ -23,6 +23,10 @@ export class FsMediaStore implements MediaStore {
 
   constructor(readonly root: string) {}
 
+  get location(): string {
+    return this.root;
+  }
+
   #path(key: string, prefix = false): string {
     return path.join(this.root, ...checkKey(key, prefix).split('/').filter(Boolean));
   }

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import { admit } from '../context.ts';
 import type { Services } from '../services.ts';
-import { AppError, notFound } from '../errors.ts';
+import { AppError, methodNotAllowed, notFound } from '../errors.ts';
 import { sendJson } from '../http/json.ts';
 import { checkPathParameter } from '../ids.ts';
 import { rateLimitHeaders } from '../limits/rate.ts';
@@ -127,8 +127,8 @@ async function handleActivityMedia(
     return label(name, false);
   }
   if (method !== 'GET' && method !== 'HEAD') {
-    const allow = !token && (name === 'image' || name === 'mp4') ? 'GET, HEAD, PUT' : 'GET, HEAD';
-    throw new AppError('METHOD_NOT_ALLOWED', `${method} is not allowed here`, {}, { Allow: allow });
+    const uploads = !token && (name === 'image' || name === 'mp4');
+    throw methodNotAllowed(method, uploads ? ['GET', 'HEAD', 'PUT'] : ['GET', 'HEAD']);
   }
   const wanted = resource(name);
   let access: MediaAccess;
@@ -155,12 +155,7 @@ async function handleExport(
 ): Promise<string> {
   const exports = services.media.exports;
   if (req.method !== 'GET' && req.method !== 'HEAD') {
-    throw new AppError(
-      'METHOD_NOT_ALLOWED',
-      `${req.method} is not allowed here`,
-      {},
-      { Allow: 'GET, HEAD' },
-    );
+    throw methodNotAllowed(req.method, ['GET', 'HEAD']);
   }
   let access: ExportAccess = { signed: true };
   if (signature === undefined) {

@@ -12,6 +12,7 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import type { S3Config } from '../config.ts';
+import { withoutCredentials } from '../logger.ts';
 import { checkKey } from './fs-store.ts';
 import { ObjectMissing, type ByteRange, type MediaStore } from './store.ts';
 
@@ -31,10 +32,13 @@ export class S3MediaStore implements MediaStore {
   readonly #client: S3Client;
   readonly #bucket: string;
   readonly #prefix: string;
+  readonly location: string;
 
   constructor(config: S3Config) {
     this.#bucket = config.bucket;
     this.#prefix = config.prefix ? `${config.prefix.replace(/\/+$/, '')}/` : '';
+    const server = config.endpoint ? withoutCredentials(config.endpoint) : 'AWS';
+    this.location = `s3://${config.bucket}/${this.#prefix} on ${server}`;
     this.#client = new S3Client({
       region: config.region,
       endpoint: config.endpoint,

@@ -16,6 +16,8 @@ export interface ByteRange {
  */
 export interface MediaStore {
   readonly kind: 'fs' | 's3';
+  /** Where the objects are, for the start log: a directory, or the bucket (no credentials). */
+  readonly location: string;
   /** Stores the finished local file under `key`. The file is consumed (moved or deleted). */
   put(key: string, file: string, contentType: string): Promise<void>;
   /** The object's bytes, or one range of them; rejects with `ObjectMissing` when it is gone. */

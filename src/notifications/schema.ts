@@ -1,6 +1,6 @@
 import { AppError, invalidArgument } from '../errors.ts';
 import { recordedEventTypes } from '../events/types.ts';
-import { builder } from '../graphql/builder.ts';
+import { builder, scopedLoader } from '../graphql/builder.ts';
 import { callerOf, motionAllowed } from './caller.ts';
 import { MAX_PER_SECOND_MAX } from './registration.ts';
 import { MAX_DELIVERIES_PAGE, TEST_EVENT_TYPE } from './service.ts';
@@ -92,12 +92,11 @@ const DeliveryRef = builder
         'The delivery id (for redeliverNotification and the cursors of the delivery log), which is also its global id.',
       resolve: (d) => d.deliveryId,
     },
-    loadMany: async (ids, ctx) => {
-      ctx.require('notifications', 'notifications_motion');
+    loadMany: scopedLoader(['notifications', 'notifications_motion'], async (ids, ctx) => {
       // A caller without an account has no deliveries.
       const caller = await orNull(callerOf(ctx));
       return caller ? ctx.services.notifications.deliveriesById(caller, ids) : ids.map(() => null);
-    },
+    }),
   })
   .implement({
     description: 'One notification to the calling client’s receiver, with every attempt.',

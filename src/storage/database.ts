@@ -1,12 +1,12 @@
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.ts';
-import type { Logger } from '../logger.ts';
+import { withoutCredentials, type Logger } from '../logger.ts';
 import { tracedPool } from '../telemetry/database.ts';
+import { Disposables } from '../lifecycle.ts';
+import { lockEmbedded } from './embedded-lock.ts';
 import { migrate } from './migrate.ts';
 import { createPartitionsAhead } from './partitions.ts';
 
@@ -77,6 +77,8 @@ export interface Database {
   readPool: pg.Pool;
   /** A connection string for the database, e.g. for a LISTEN connection. */
   connectionString: string;
+  /** For the start log: the embedded database's directory, or the server's URL (no credentials). */
+  location: string;
   close(): Promise<void>;
 }
 
@@ -114,42 +116,54 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   if (options.databaseUrl) {
     const pool = newPool(options.databaseUrl, options.poolSize);
     const { databaseUrl } = options;
-    return finishOpen('postgres', pool, { ...options, databaseUrl }, () => pool.end());
+    const location = withoutCredentials(databaseUrl);
+    return finishOpen('postgres', pool, { ...options, databaseUrl }, location, () => pool.end());
   }
 
-  const memory = options.embeddedDir.startsWith('memory://');
-  if (!memory) await fs.mkdir(path.dirname(options.embeddedDir), { recursive: true });
-  const pglite = await PGlite.create(options.embeddedDir);
-  // The pool holds one connection; a second is accepted while the server still closes the
-  // one the pool dropped (it detaches a closed socket a tick later), which it would otherwise
-  // refuse as one too many. The server runs one connection's statements at a time and keeps a
-  // transaction's statements together, whatever the number.
-  const server = new PGLiteSocketServer({
-    db: pglite,
-    host: '127.0.0.1',
-    port: 0,
-    maxConnections: 2,
-  });
-  await server.start();
-  const served = `postgres://postgres@${server.getServerConn()}/postgres`;
-  const connectionString = options.routeEmbedded ? await options.routeEmbedded(served) : served;
-  const pool = new pg.Pool({
-    connectionString,
-    max: 1,
-    idleTimeoutMillis: 0,
-    // Every connection to the socket server is the same PGlite session. The pool closes a
-    // connection whose query failed (pg-pool's query() releases it with the error) and opens a
-    // new one; the session keeps what the old one left: prepared statements under the names the
-    // new connection will prepare again (42P05 on every read from then on), settings, advisory
-    // locks. The socket server rolls back its open transaction; this clears the rest, as a new
-    // PostgreSQL session would start.
-    onConnect: (client) => client.query('DISCARD ALL'),
-  });
-  return finishOpen('embedded', pool, { ...options, databaseUrl: connectionString }, async () => {
-    await pool.end();
-    await server.stop();
-    await pglite.close();
-  });
+  const { embeddedDir: location } = options;
+  // One process at a time: a second one stops here, naming the first.
+  const unlock = location.startsWith('memory://')
+    ? async () => {}
+    : await lockEmbedded(location, options.logger);
+  const opened = new Disposables();
+  opened.defer('embedded database lock', unlock);
+  try {
+    const pglite = await PGlite.create(location);
+    opened.defer('embedded database', () => pglite.close());
+    // The pool holds one connection; a second is accepted while the server still closes the
+    // one the pool dropped (it detaches a closed socket a tick later), which it would otherwise
+    // refuse as one too many. The server runs one connection's statements at a time and keeps a
+    // transaction's statements together, whatever the number.
+    const server = new PGLiteSocketServer({
+      db: pglite,
+      host: '127.0.0.1',
+      port: 0,
+      maxConnections: 2,
+    });
+    await server.start();
+    opened.defer('embedded database server', () => server.stop());
+    const served = `postgres://postgres@${server.getServerConn()}/postgres`;
+    const databaseUrl = options.routeEmbedded ? await options.routeEmbedded(served) : served;
+    const pool = new pg.Pool({
+      connectionString: databaseUrl,
+      max: 1,
+      idleTimeoutMillis: 0,
+      // Every connection to the socket server is the same PGlite session. The pool closes a
+      // connection whose query failed (pg-pool's query() releases it with the error) and opens
+      // a new one; the session keeps what the old one left: prepared statements under the names
+      // the new connection will prepare again (42P05 on every read from then on), settings,
+      // advisory locks. The socket server rolls back its open transaction; this clears the
+      // rest, as a new PostgreSQL session would start.
+      onConnect: (client) => client.query('DISCARD ALL'),
+    });
+    opened.defer('embedded database pool', () => pool.end());
+    return await finishOpen('embedded', pool, { ...options, databaseUrl }, location, () =>
+      opened.dispose(options.logger),
+    );
+  } catch (err) {
+    await opened.dispose(options.logger).catch(() => undefined);
+    throw err;
+  }
 }
 
 const newPool = (
@@ -185,6 +199,7 @@ async function finishOpen(
   kind: Database['kind'],
   pool: pg.Pool,
   options: DatabaseOptions & { databaseUrl: string },
+  location: string,
   closeAll: () => Promise<void>,
 ): Promise<Database> {
   const { logger, databaseUrl: connectionString } = options;
@@ -226,6 +241,7 @@ async function finishOpen(
     pool: tracedPool(pool),
     readPool: tracedPool(readPool),
     connectionString,
+    location,
     close: () =>
       (closed ??= (async () => {
         await prisma.$disconnect();

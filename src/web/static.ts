@@ -8,6 +8,7 @@ import fs from 'node:fs/promises';
 import type http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { methodNotAllowed } from '../errors.ts';
 
 const contentTypes: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -48,11 +49,8 @@ export async function handleDashboardRequest(
 ): Promise<string | undefined> {
   if (pathname !== '/app' && !pathname.startsWith('/app/')) return undefined;
   const label = '/app';
-  if (req.method !== 'GET' && req.method !== 'HEAD') {
-    res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' });
-    res.end('Method not allowed\n');
-    return label;
-  }
+  if (req.method !== 'GET' && req.method !== 'HEAD')
+    throw methodNotAllowed(req.method, ['GET', 'HEAD']);
   const root = path.resolve(dashboardDir());
   let relative: string;
   try {

@@ -193,4 +193,34 @@ describe.each(backends)('the Node interface on %s', (backend) => {
     const noNotifications = await gql(t.url, readerOnly, NodeById, { id: deliveryId });
     expect(noNotifications.errors?.[0]?.extensions?.code).toBe('PERMISSION_DENIED');
   });
+
+  it('answers a node the token may not read with null and its own error, and the others as usual', async () => {
+    const notificationsOnly = await t.token(['notifications'], 'node-user');
+    const ids = [deliveryId, accessoryId, activities[0]!.id, 'no-such-id'];
+    const res = await gql(t.url, notificationsOnly, Nodes, { ids });
+    expect(res.data?.nodes).toEqual([
+      {
+        __typename: 'NotificationDelivery',
+        id: deliveryId,
+        webhookId: `test_${deliveryId}`,
+        kind: 'test',
+      },
+      null,
+      null,
+      null,
+    ]);
+    expect(
+      res.errors?.map((e) => ({
+        path: e.path,
+        code: e.extensions?.code,
+        details: e.extensions?.details,
+      })),
+    ).toEqual(
+      [1, 2, 3].map((index) => ({
+        path: ['nodes', index],
+        code: 'PERMISSION_DENIED',
+        details: { scope: 'service:activities_basic' },
+      })),
+    );
+  });
 });

@@ -15,7 +15,7 @@ export interface ServiceProcess {
 }
 
 /**
- * Starts `node <args>` on a free loopback port with dev authentication (TEST_SECRET), the
+ * Starts `node <args>` (or `command <args>`) on a free loopback port with dev authentication (TEST_SECRET), the
  * embedded database unless `env` says otherwise, and `env` (which names the DATA_DIR), and
  * resolves once it logs that it listens; a process that does not within `listenTimeoutMs` is
  * killed.
@@ -23,7 +23,7 @@ export interface ServiceProcess {
 export async function startServiceProcess(
   args: string[],
   env: Record<string, string> & { DATA_DIR: string },
-  options: { cwd?: string; listenTimeoutMs?: number } = {},
+  options: { cwd?: string; listenTimeoutMs?: number; command?: string } = {},
 ): Promise<ServiceProcess> {
   const childEnv: NodeJS.ProcessEnv = {
     ...process.env,
@@ -37,7 +37,7 @@ export async function startServiceProcess(
     ...env,
   };
   delete childEnv.WEB_DIST_DIR; // the dashboard build next to the code, as shipped
-  const child = spawn(process.execPath, args, {
+  const child = spawn(options.command ?? process.execPath, args, {
     cwd: options.cwd,
     env: childEnv,
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -85,4 +85,44 @@ export async function startServiceProcess(
       return exited;
     },
   };
+}
+
+export interface Finished {
+  code: number | null;
+  /** Its stdout and stderr, line by line, empty lines left out. */
+  lines: string[];
+  /** From the spawn to the exit. */
+  ms: number;
+}
+
+/**
+ * Runs `command` from the repository's root with this process's environment and `env`, and
+ * resolves once it exits (a run longer than `timeoutMs` is killed and rejected).
+ */
+export async function runToEnd(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs = 60_000,
+): Promise<Finished> {
+  const started = Date.now();
+  const child = spawn(command, args, {
+    cwd: new URL('../../', import.meta.url),
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const code = await new Promise<number | null>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${command} ${args.join(' ')} did not end within ${timeoutMs / 1000} s`));
+    }, timeoutMs);
+    child.once('close', (exitCode) => {
+      clearTimeout(timer);
+      resolve(exitCode);
+    });
+  });
+  return { code, lines: output.split('\n').filter(Boolean), ms: Date.now() - started };
 }

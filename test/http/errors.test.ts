@@ -97,6 +97,123 @@ describe.each(backends)('HTTP errors on %s', (backend) => {
     expect((await post('null', 'application/json')).status).toBe(400);
   });
 
+  it('names the methods a path takes in Allow with every 405', async () => {
+    const cases: [string, string, string][] = [
+      ['DELETE', listPath(), 'POST'],
+      ['PATCH', '/api/accounts/self/notifications', 'PUT, GET, DELETE'],
+      [
+        'DELETE',
+        `/api/accessories/${accessoryId}/activities/20260101T000000Z/mp4`,
+        'GET, HEAD, PUT',
+      ],
+      ['POST', `/api/accessories/${accessoryId}/export.mp4`, 'GET, HEAD'],
+      ['DELETE', '/healthz', 'GET, HEAD'],
+      ['POST', '/metrics', 'GET, HEAD'],
+      ['POST', '/app', 'GET, HEAD'],
+      ['PUT', '/graphql', 'GET, POST'],
+    ];
+    for (const [method, path, allowed] of cases) {
+      const res = await fetch(t.url + path, {
+        method,
+        headers: { authorization: `Bearer ${reader}` },
+      });
+      expect([path, res.status, res.headers.get('allow')]).toEqual([path, 405, allowed]);
+      const body = (await res.json()) as {
+        error?: { code: string };
+        errors?: { extensions: { code: string } }[];
+      };
+      expect(body.error?.code ?? body.errors?.[0]?.extensions.code).toBe('METHOD_NOT_ALLOWED');
+    }
+  });
+
+  it('answers what the GraphQL layer refuses as INVALID_ARGUMENT, with nothing of the error it comes from', async () => {
+    const requests: [string, string | object][] = [
+      ['a syntax error', { query: '{ viewer { ' }],
+      ['an unknown field', { query: '{ nope }' }],
+      [
+        'a wrong variable type',
+        { query: 'query ($n: Int) { viewer { clientId } }', variables: { n: 'x' } },
+      ],
+      ['an unknown operation', { query: 'query A { viewer { clientId } }', operationName: 'B' }],
+      ['a body that is no JSON', '{"query":'],
+      ['a body without a query', { variables: {} }],
+    ];
+    for (const accept of ['application/json', 'application/graphql-response+json']) {
+      for (const [what, body] of requests) {
+        const res = await fetch(`${t.url}/graphql`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${reader}`,
+            'content-type': 'application/json',
+            accept,
+          },
+          body: typeof body === 'string' ? body : JSON.stringify(body),
+        });
+        // A body that is no JSON is a 400 whatever the client accepts, as it was.
+        if (typeof body === 'string') expect([what, res.status]).toEqual([what, 400]);
+        const json = (await res.json()) as { errors: { extensions: Record<string, unknown> }[] };
+        expect([what, accept, res.status < 500, json.errors.length > 0]).toEqual([
+          what,
+          accept,
+          true,
+          true,
+        ]);
+        for (const error of json.errors) {
+          expect([what, error.extensions.code]).toEqual([what, 'INVALID_ARGUMENT']);
+          expect(
+            Object.keys(error.extensions).filter((k) => k !== 'code' && k !== 'details'),
+          ).toEqual([]);
+        }
+      }
+    }
+  });
+
+  it('names the parameter of a GET query or a form that is no JSON', async () => {
+    for (const field of ['variables', 'extensions']) {
+      const query = new URLSearchParams({ query: '{ viewer { clientId } }', [field]: '{nope' });
+      const auth = { authorization: `Bearer ${reader}` };
+      const form = { ...auth, 'content-type': 'application/x-www-form-urlencoded' };
+      for (const res of [
+        await fetch(`${t.url}/graphql?${query}`, { headers: auth }),
+        await fetch(`${t.url}/graphql`, { method: 'POST', headers: form, body: String(query) }),
+      ]) {
+        expect(res.status).toBe(400);
+        expect(await res.json()).toEqual({
+          errors: [
+            {
+              message: `${field} must be JSON`,
+              extensions: { code: 'INVALID_ARGUMENT', details: { field } },
+            },
+          ],
+        });
+      }
+    }
+  });
+
+  it('answers a subscription refused over SSE before its first event with the status of its error', async () => {
+    const subscribe = (query: string) =>
+      fetch(`${t.url}/graphql`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${reader}`,
+          'content-type': 'application/json',
+          accept: 'text/event-stream',
+        },
+        body: JSON.stringify({ query }),
+      });
+    const empty = await subscribe(
+      'subscription { accountEvents(accountId: "self", eventTypes: []) { eventId } }',
+    );
+    expect(empty.status).toBe(400);
+    expect(empty.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await empty.json()).toMatchObject({
+      errors: [{ extensions: { code: 'INVALID_ARGUMENT', details: { field: 'eventTypes' } } }],
+    });
+    const unknownField = await subscribe('subscription { nope }');
+    expect(unknownField.status).toBe(400);
+    expect(((await unknownField.json()) as { errors: unknown[] }).errors).toHaveLength(1);
+  });
+
   it('answers 413 over the body limit', async () => {
     const res = await fetch(t.url + listPath(), {
       method: 'POST',

@@ -1,6 +1,7 @@
 import net, { type AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { errorStatus } from '../../src/errors.ts';
 import { backends, startApp, type TestApp } from '../helpers/app.ts';
 import { rest } from '../helpers/client.ts';
 import { seedAccessory } from '../helpers/fixtures.ts';
@@ -10,6 +11,33 @@ const RUNS = 1200;
 const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
 /** Requests in flight at once. */
 const CONCURRENCY = 8;
+
+/**
+ * What an answer's body says that it must not: an error code the docs do not list (docs/api.md,
+ * Errors, is src/errors.ts's list), or a detail of the error behind it. Empty for a good one.
+ */
+function undocumented(text: string): string[] {
+  const found = /originalError|"stack"|node_modules|\n\s+at /.exec(text);
+  const codes: unknown[] = [];
+  // JSON, or the JSON data of SSE events.
+  const parts = text.startsWith('{')
+    ? [text]
+    : [...text.matchAll(/^data: (.*)$/gm)].map((m) => m[1]!);
+  for (const part of parts) {
+    let answer: { error?: { code?: unknown }; errors?: { extensions?: { code?: unknown } }[] };
+    try {
+      answer = JSON.parse(part) as typeof answer;
+    } catch {
+      continue;
+    }
+    if (answer.error) codes.push(answer.error.code);
+    for (const error of answer.errors ?? []) codes.push(error.extensions?.code);
+  }
+  return [
+    ...(found ? [`internal detail ${found[0]}`] : []),
+    ...codes.filter((c) => !Object.hasOwn(errorStatus, String(c))).map((c) => `code ${c}`),
+  ];
+}
 
 interface Input {
   method: string;
@@ -216,9 +244,9 @@ describe.each(backends)('fuzzed requests on %s', (backend) => {
         }
         const text = await res.text().catch(() => '');
         statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-        if (res.status >= 500) {
+        if (res.status >= 500 || undocumented(text).length > 0) {
           failures.push(
-            `${res.status} ${text.slice(0, 300)}: ${JSON.stringify(input).slice(0, 400)}`,
+            `${res.status} ${undocumented(text).join(', ')} ${text.slice(0, 300)}: ${JSON.stringify(input).slice(0, 400)}`,
           );
         }
       }

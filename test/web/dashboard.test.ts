@@ -1,17 +1,17 @@
 /**
  * The dashboard (web/) in a real browser: Debian's Chromium driven by playwright-core, against
- * the whole service on the embedded database. Without Chromium the suite is skipped locally and
- * fails in CI (CI set): install it with `apt-get install -y chromium` or set CHROMIUM_PATH.
+ * the whole service on the embedded database (test/helpers/browser.ts: skipped without
+ * Chromium, except in CI).
  */
-import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rest } from '../helpers/client.ts';
 import { startApp, type TestApp } from '../helpers/app.ts';
+import { browserSuiteRuns, launchChromium } from '../helpers/browser.ts';
 import {
   CreateActivity,
   FinishActivity,
@@ -23,13 +23,8 @@ import { parseActivityId } from '../../src/activities/ids.ts';
 import { ffprobe, makeClip, upload } from '../media/helpers.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const hasChromium = existsSync(executablePath);
-if (!hasChromium && !process.env.CI) {
-  console.warn(`dashboard browser test skipped: no Chromium at ${executablePath}`);
-}
 
-describe.skipIf(!hasChromium && !process.env.CI)('dashboard in Chromium', () => {
+describe.runIf(browserSuiteRuns('dashboard browser test'))('dashboard in Chromium', () => {
   let t: TestApp;
   let browser: Browser;
   let page: Page;
@@ -40,12 +35,6 @@ describe.skipIf(!hasChromium && !process.env.CI)('dashboard in Chromium', () => 
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
-    if (!hasChromium) {
-      throw new Error(
-        `Chromium is not installed at ${executablePath}: run \`apt-get install -y chromium\` ` +
-          '(or set CHROMIUM_PATH); the browser test does not skip in CI',
-      );
-    }
     // Build the current web/ source, so that a stale web/dist is never what gets tested.
     outDir = await fs.mkdtemp(path.join(os.tmpdir(), 'clipgate-web-'));
     const { build } = await import('vite');
@@ -65,19 +54,7 @@ describe.skipIf(!hasChromium && !process.env.CI)('dashboard in Chromium', () => 
     expect((await upload(t, ingest, accessoryId, newest, 'image', clip.jpg)).status).toBe(201);
     await fs.rm(clip.dir, { recursive: true, force: true });
 
-    browser = await chromium.launch({
-      executablePath,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     page.on('pageerror', (err) => pageErrors.push(err.message));
     page.on('console', (msg) => {

@@ -1,0 +1,151 @@
+import { createRequire } from 'node:module';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
+import type { AuthConfig } from '../config.ts';
+import { methodNotAllowed, notFound } from '../errors.ts';
+import type { HttpHandler } from '../http/server.ts';
+
+/**
+ * GraphiQL, served by the service itself: a browser's `GET /graphql` (Accept: text/html) gets the
+ * page without a token, and the page's script, stylesheet (its fonts inlined) and editor workers
+ * come from `/graphiql/<version>/`, out of `@graphql-yoga/render-graphiql` (Yoga's own page loads
+ * them from a public CDN). Nothing on the page is fetched from another host, which its
+ * Content-Security-Policy enforces. The operations it sends carry the Authorization header the
+ * person pastes into its headers editor, as every client's do.
+ */
+
+const version = (
+  createRequire(import.meta.url)('@graphql-yoga/render-graphiql/package.json') as {
+    version: string;
+  }
+).version;
+const base = `/graphiql/${version}/`;
+
+/** The page loads from this origin only; styles inline (React and the editor write them). */
+const pageSecurity = {
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; " +
+    "img-src 'self' data:; font-src 'self' data:; connect-src 'self'; worker-src 'self'; " +
+    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+};
+
+/** Sets up the editor's workers and renders GraphiQL with the options the page carries. */
+const start = `self.MonacoEnvironment = {
+  globalAPI: false,
+  getWorkerUrl: (_, label) => ${JSON.stringify(base)} + ({ json: 'json', graphql: 'graphql' }[label] ?? 'editor') + '.worker.js',
+};
+YogaGraphiQL.renderYogaGraphiQL(
+  document.getElementById('root'),
+  JSON.parse(document.getElementById('graphiql-options').textContent),
+);
+`;
+
+interface Asset {
+  type: string;
+  body: Buffer;
+  /** Made at the first request that accepts it. */
+  gzipped?: Promise<Buffer>;
+}
+
+let assets: Promise<Map<string, Asset>> | undefined;
+
+/** The files of the page, loaded once, when GraphiQL is first asked for (about 9 MB). */
+function loadAssets(): Promise<Map<string, Asset>> {
+  assets ??= import('@graphql-yoga/render-graphiql/graphiql').then((bundle) => {
+    const js = 'text/javascript; charset=utf-8';
+    const icon = bundle.favicon.slice(bundle.favicon.indexOf(',') + 1);
+    const files: [string, string, Buffer][] = [
+      ['graphiql.js', js, Buffer.from(bundle.js)],
+      ['graphiql.css', 'text/css; charset=utf-8', Buffer.from(bundle.css)],
+      ['editor.worker.js', js, Buffer.from(bundle.editorWorkerService)],
+      ['json.worker.js', js, Buffer.from(bundle.jsonWorker)],
+      ['graphql.worker.js', js, Buffer.from(bundle.graphqlWorker)],
+      ['start.js', js, Buffer.from(start)],
+      ['favicon.ico', 'image/x-icon', Buffer.from(icon, 'base64')],
+    ];
+    return new Map(files.map(([name, type, body]) => [name, { type, body }]));
+  });
+  return assets;
+}
+
+/** What the headers editor holds at first: where to put a token, and how to get one. */
+function headersHint(auth: AuthConfig): string {
+  const token =
+    auth.mode === 'dev'
+      ? '<paste the output of: npm run -s token -- --scope "service:activities_basic">'
+      : '<an access token of your identity provider>';
+  return JSON.stringify({ authorization: `Bearer ${token}` }, null, 2);
+}
+
+function page(auth: AuthConfig): string {
+  const options = {
+    title: 'clipgate GraphiQL',
+    endpoint: '/graphql',
+    headers: headersHint(auth),
+    defaultEditorToolsVisibility: 'headers',
+    defaultQuery:
+      '# Put a token into the Authorization header below, then run the query (Ctrl-Enter).\n' +
+      '{\n  viewer {\n    accountId\n    clientId\n    scopes\n  }\n}\n',
+  };
+  // Inside <script>, `<` would let the JSON end the element: escaped, it is the same JSON.
+  const json = JSON.stringify(options).replace(/</g, '\\u003c');
+  return `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <title>clipgate GraphiQL</title>
+    <link rel="icon" href="${base}favicon.ico" />
+    <link rel="stylesheet" href="${base}graphiql.css" />
+  </head>
+  <body id="body" class="no-focus-outline">
+    <noscript>GraphiQL needs JavaScript.</noscript>
+    <div id="root"></div>
+    <script type="application/json" id="graphiql-options">${json}</script>
+    <script src="${base}graphiql.js"></script>
+    <script src="${base}start.js"></script>
+  </body>
+</html>
+`;
+}
+
+const wantsPage = (method: string | undefined, accept: string | undefined) =>
+  method === 'GET' && Boolean(accept?.includes('text/html'));
+
+/** GraphiQL's page on a browser's `GET /graphql`, and its files under `/graphiql/`. */
+export function graphiqlHandler(auth: AuthConfig): HttpHandler {
+  const html = Buffer.from(page(auth));
+  return async (req, res, pathname) => {
+    if (pathname === '/graphql' && wantsPage(req.method, req.headers.accept)) {
+      res.writeHead(200, {
+        'content-type': 'text/html; charset=utf-8',
+        'content-length': html.length,
+        'cache-control': 'no-cache',
+        ...pageSecurity,
+      });
+      res.end(html);
+      return '/graphiql';
+    }
+    if (!pathname.startsWith('/graphiql/')) return undefined;
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      throw methodNotAllowed(req.method, ['GET', 'HEAD']);
+    }
+    const asset = pathname.startsWith(base)
+      ? (await loadAssets()).get(pathname.slice(base.length))
+      : undefined;
+    if (!asset) throw notFound('GraphiQL file');
+    const gzipped = /\bgzip\b/.test(String(req.headers['accept-encoding']));
+    const body = gzipped ? await (asset.gzipped ??= promisify(gzip)(asset.body)) : asset.body;
+    res.writeHead(200, {
+      'content-type': asset.type,
+      'content-length': body.length,
+      'cache-control': 'public, max-age=31536000, immutable',
+      vary: 'accept-encoding',
+      'x-content-type-options': 'nosniff',
+      ...(gzipped && { 'content-encoding': 'gzip' }),
+    });
+    res.end(req.method === 'HEAD' ? undefined : body);
+    return '/graphiql';
+  };
+}

@@ -124,6 +124,10 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   const served = `postgres://postgres@${server.getServerConn()}/postgres`;
   const connectionString = options.routeEmbedded ? await options.routeEmbedded(served) : served;
   const pool = new pg.Pool({ connectionString, max: 1, idleTimeoutMillis: 0 });
+  // PGlite is one session, whichever connection reaches it: a connection that replaces a lost
+  // one would find the statements the lost one prepared, and fail to prepare them again ("already
+  // exists": every write after a cut). Each connection starts the session afresh.
+  pool.on('connect', (client) => void client.query('DISCARD ALL').catch(() => undefined));
   return finishOpen('embedded', pool, { ...options, databaseUrl: connectionString }, async () => {
     await pool.end();
     await server.stop();

@@ -143,6 +143,11 @@ export interface LiveConfig {
   maxBufferedBytes: number;
   /** `LIVE_KEEPALIVE_MS`: WebSocket ping interval; a socket that misses a pong is dropped. */
   keepAliveMs: number;
+  /**
+   * `LIVE_CHECK_MS`: how often each stream with subscribers on the instance is compared with the
+   * event log, so that an event that was never published reaches them within about this long.
+   */
+  checkMs: number;
 }
 
 export type AuthConfig =
@@ -188,11 +193,16 @@ function int(env: Env, name: string, fallback: number): number {
   return value;
 }
 
+/** A whole number from `min` to `max`. */
+function intWithin(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const value = int(env, name, fallback);
+  if (value < min || value > max) throw new Error(`${name} must be between ${min} and ${max}`);
+  return value;
+}
+
 /** Steps of nice (CPU priority), as `nice -n` takes them: 0-19. */
 function niceSteps(env: Env, name: string, fallback: number): number {
-  const value = int(env, name, fallback);
-  if (value > 19) throw new Error(`${name} must be between 0 and 19`);
-  return value;
+  return intWithin(env, name, fallback, 0, 19);
 }
 
 function bool(env: Env, name: string): boolean {
@@ -375,6 +385,7 @@ export function loadConfig(env: Env = process.env): Config {
       bufferEvents: int(env, 'LIVE_BUFFER_EVENTS', 1000),
       maxBufferedBytes: int(env, 'LIVE_MAX_BUFFERED_BYTES', 1024 * 1024),
       keepAliveMs: int(env, 'LIVE_KEEPALIVE_MS', 12_000),
+      checkMs: intWithin(env, 'LIVE_CHECK_MS', 1000, 100, 60_000),
     },
     publicBaseUrl: publicBaseUrl(env),
     media: mediaConfig(env),

@@ -135,6 +135,18 @@ function liveMetrics(registry: Registry) {
       help: 'Subscribers cut off because their bounded buffer overflowed',
       registers: [registry],
     }),
+    liveEventsRepaired: new Counter({
+      name: 'clipgate_live_events_repaired_total',
+      help: 'Events a live topic read from the event log instead of the pub/sub, by cause: overtaken (a later event came first), reconnect (the pub/sub was away), check (never published: found by the periodic check)',
+      labelNames: ['cause'] as const,
+      registers: [registry],
+    }),
+    liveWaitTimeouts: new Counter({
+      name: 'clipgate_live_wait_timeouts_total',
+      help: 'Live-event waits that ran into their bound, by wait: log (a read of the event log; its subscribers resume), listen (the pub/sub did not confirm a channel; the topic went live without), check (the periodic check could not read the log), resubscribe (the pub/sub did not confirm its channels after a reconnect; the topics caught up anyway)',
+      labelNames: ['wait'] as const,
+      registers: [registry],
+    }),
   };
 }
 

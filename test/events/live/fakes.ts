@@ -1,4 +1,5 @@
 import { AppError } from '../../../src/errors.ts';
+import type { LiveWait, RepairCause } from '../../../src/events/live/bounds.ts';
 import type {
   EventLogReader,
   LiveBus,
@@ -22,13 +23,17 @@ export const cameraStream: Stream = { kind: 'accessory', accountId: ACCOUNT, acc
 
 /**
  * An event log in memory: `commit` appends an event and links it to its streams' previous ones,
- * as recordEvents does. Reads wait while `hold()` is in force, and can be made to fail.
+ * as recordEvents does. Reads of events wait while `hold()` is in force; reads can be made to fail.
  */
 export class FakeLog implements EventLogReader {
   readonly events: StoredEvent[] = [];
   /** Every read, with its range. */
   readonly reads: LogRead[] = [];
+  /** Reads of streams' last events (a topic's baseline, a check). */
+  headReads = 0;
   failReads = false;
+  /** Reads of streams' last events fail (`read` goes on). */
+  failHeads = false;
   #held: Promise<void> | undefined;
 
   commit(eventType: RecordedEventType = 'motion_started', accessoryId = CAMERA): StoredEvent {
@@ -74,8 +79,10 @@ export class FakeLog implements EventLogReader {
       .map(({ previousAccountEventId: _a, previousAccessoryEventId: _b, ...event }) => event);
   }
 
-  async head(stream: Stream): Promise<string> {
-    return this.#of(stream).at(-1)?.eventId ?? '0';
+  async heads(streams: readonly Stream[]): Promise<string[]> {
+    this.headReads++;
+    if (this.failHeads) throw new Error('the log is unreachable');
+    return streams.map((stream) => this.#of(stream).at(-1)?.eventId ?? '0');
   }
 
   async holds(accountId: string, eventId: string): Promise<boolean> {
@@ -99,6 +106,8 @@ export class FakeBus implements LiveBus {
   readonly listeners = new Map<string, Set<(message: TopicMessage) => void>>();
   readonly held: { topic: string; message: TopicMessage }[] = [];
   paused = false;
+  /** False: a channel is never confirmed (its `ready` never resolves), as a bus that is away. */
+  confirming = true;
   readonly #reconnect = new Set<() => void>();
 
   publish(topic: string, message: TopicMessage): void {
@@ -115,7 +124,7 @@ export class FakeBus implements LiveBus {
     const set = this.listeners.get(topic) ?? new Set();
     this.listeners.set(topic, set.add(listener));
     return {
-      ready: Promise.resolve(),
+      ready: this.confirming ? Promise.resolve() : new Promise<void>(() => {}),
       stop: () => {
         set.delete(listener);
         if (set.size === 0) this.listeners.delete(topic);
@@ -136,12 +145,24 @@ export class FakeBus implements LiveBus {
 
 /** Counts what the core reports. */
 export function countingObserver() {
-  const counts = { subscriptions: 0, delivered: 0, slowConsumers: 0, failures: [] as string[] };
+  const counts = {
+    subscriptions: 0,
+    delivered: 0,
+    slowConsumers: 0,
+    failures: [] as string[],
+    repaired: {} as Partial<Record<RepairCause, number>>,
+    timeouts: [] as LiveWait[],
+    checkFailures: 0,
+  };
   const observer: LiveObserver = {
     subscriptions: (change) => void (counts.subscriptions += change),
     delivered: () => void counts.delivered++,
     slowConsumer: () => void counts.slowConsumers++,
     failed: (_err, message) => void counts.failures.push(message),
+    repaired: (count, cause) =>
+      void (counts.repaired[cause] = (counts.repaired[cause] ?? 0) + count),
+    timedOut: (wait) => void counts.timeouts.push(wait),
+    checkFailed: () => void counts.checkFailures++,
   };
   return { counts, observer };
 }

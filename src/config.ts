@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { SpanExporter } from '@opentelemetry/sdk-trace';
+import { MAX_UNITS_PER_SECOND } from './limits/gcra.ts';
 import { locate } from './media/ffmpeg.ts';
 
 /** Everything the service reads from its environment, parsed once at start. */
@@ -312,12 +313,24 @@ function publicBaseUrl(env: Env): string | undefined {
   return url.toString().replace(/\/+$/, '');
 }
 
+/** The largest RATE_LIMIT_BURST: far beyond any use, well within what the buckets can count. */
+const MAX_BURST = 10_000_000;
+
+/**
+ * The GraphQL cost budget of ingest tokens, points a second: RATE_LIMIT_COST scaled as their
+ * request rate is (RATE_LIMIT_INGEST_RPS / RATE_LIMIT_RPS).
+ */
+export const ingestCostRate = (limits: LimitsConfig): number =>
+  (limits.costRate * limits.ingestRps) / limits.rateRps;
+
 function limitsConfig(env: Env): LimitsConfig {
   const maxCost = int(env, 'GRAPHQL_MAX_COST', 5000);
+  // Request rates beyond what a bucket counts one by one (src/limits/gcra.ts) are refused here;
+  // cost budgets of any size are counted in units of several points.
   const limits: LimitsConfig = {
-    rateRps: int(env, 'RATE_LIMIT_RPS', 50),
-    rateBurst: int(env, 'RATE_LIMIT_BURST', 100),
-    ingestRps: int(env, 'RATE_LIMIT_INGEST_RPS', 5000),
+    rateRps: intWithin(env, 'RATE_LIMIT_RPS', 50, 0, MAX_UNITS_PER_SECOND),
+    rateBurst: intWithin(env, 'RATE_LIMIT_BURST', 100, 0, MAX_BURST),
+    ingestRps: intWithin(env, 'RATE_LIMIT_INGEST_RPS', 5000, 0, MAX_UNITS_PER_SECOND),
     costRate: int(env, 'RATE_LIMIT_COST', 100_000),
     concurrency: int(env, 'RATE_LIMIT_CONCURRENCY', 4),
     graphql: {
@@ -335,6 +348,12 @@ function limitsConfig(env: Env): LimitsConfig {
   }
   if (limits.rateRps > 0 && (limits.rateBurst < 1 || limits.ingestRps < 1)) {
     throw new Error('RATE_LIMIT_BURST and RATE_LIMIT_INGEST_RPS must be at least 1');
+  }
+  if (limits.rateRps > 0 && limits.costRate > 0 && 2 * ingestCostRate(limits) < 1) {
+    // Its burst (two seconds' worth) would hold less than one point: nothing could ever run.
+    throw new Error(
+      'RATE_LIMIT_COST × RATE_LIMIT_INGEST_RPS / RATE_LIMIT_RPS (the cost budget of ingest tokens) must be at least 0.5 points a second',
+    );
   }
   for (const [name, value] of Object.entries(limits.graphql)) {
     // GRAPHQL_MAX_COST_IN_FLIGHT may be 0: no bound.

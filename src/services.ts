@@ -135,7 +135,7 @@ export async function buildServices(
   });
   disposables.defer('live events', () => live.close());
   signal.subscribe((events) => live.publish(events));
-  const rateLimiter = new RateLimiter(config.limits, config.redisUrl, logger);
+  const rateLimiter = new RateLimiter(config.limits, config.redisUrl, logger, metrics);
   disposables.defer('rate limiter', () => rateLimiter.close());
   await rateLimiter.ready();
   const accessories = new AccessoryService(db);

@@ -25,6 +25,12 @@ export function createMetrics() {
       labelNames: ['reason'] as const,
       registers: [registry],
     }),
+    rateLimitScriptErrors: new Counter({
+      name: 'clipgate_rate_limit_script_errors_total',
+      help: "Rate-limit checks the shared limiter's script failed, by policy (Redis answered with an error; the instance's own bucket judged the request)",
+      labelNames: ['policy'] as const,
+      registers: [registry],
+    }),
     graphqlWorkerOperations: new Counter({
       name: 'clipgate_graphql_worker_operations_total',
       help: 'GraphQL queries executed on a worker thread (GRAPHQL_WORKERS), by outcome: ok, failed (the thread stopped)',

@@ -97,6 +97,26 @@ describe.runIf(redisUrl).each(backends)('Redis cut off on %s', (backend) => {
     expect(sub.errors).toEqual([]);
   });
 
+  it('opens a subscription while Redis is away, and streams the events from the log meanwhile', async () => {
+    const proxy = await redisProxy();
+    const { a, b } = await instances(proxy);
+    const s = await seedAccessory(a);
+    const reader = await a.token(['activities_basic']);
+    proxy.cut();
+    // Redis cannot confirm the channel: the subscription goes live without it.
+    const { ws, sub } = accessorySubscriber(b.url, reader, s.accessoryId);
+    undo.push(ws.dispose);
+    await waitFor(() => b.app.services.live.activeSubscriptions === 1, 'the subscription');
+    await createActivities(a, s.ingest, s.accessoryId, 2);
+    const all = await loggedIds(a, s.accessoryId);
+    await waitFor(() => sub.items.length >= all.length, 'the events, from the log');
+    expect(sub.items.map((e) => e.eventId)).toEqual(all);
+    expect(sub.errors).toEqual([]);
+    const metrics = await (await fetch(`${b.url}/metrics`)).text();
+    expect(metrics).toMatch(/clipgate_live_wait_timeouts_total\{wait="listen"\} 1/);
+    proxy.restore();
+  });
+
   it('falls back to per-instance buckets while Redis is away, never a 5xx', async () => {
     // Connections take a while: the first request must still be counted in Redis.
     const proxy = await redisProxy({ connectDelayMs: 300 });

@@ -1,6 +1,13 @@
 import { AppError, invalidArgument } from '../../errors.ts';
 import type { StoredEvent } from '../types.ts';
-import { defaultBounds, LogReadTimeout, TIMED_OUT, within, type LiveBounds } from './bounds.ts';
+import {
+  defaultBounds,
+  LogReadTimeout,
+  TIMED_OUT,
+  within,
+  type LiveBounds,
+  type LiveWait,
+} from './bounds.ts';
 import type { EventLogReader, LiveBus, LiveObserver, LiveSink } from './ports.ts';
 import { streamTopic, topicMessages, type LiveEvent, type Stream } from './stream.ts';
 import { Subscriber, type LiveSubscription } from './subscription.ts';
@@ -168,7 +175,7 @@ export class LiveEvents {
       const slice = topics.slice(i, i + CHECK_SLICE);
       let heads: string[];
       try {
-        heads = await this.#bounded(this.#options.log.heads(slice.map((t) => t.stream)));
+        heads = await this.#bounded(this.#options.log.heads(slice.map((t) => t.stream)), 'check');
       } catch (err) {
         if (!this.#checkFailing) this.#options.observer.checkFailed(err);
         this.#checkFailing = true;
@@ -198,12 +205,15 @@ export class LiveEvents {
     this.#nextCheck.unref();
   }
 
-  /** A read of the event log within its bound: past it, it fails (LogReadTimeout), counted. */
-  async #bounded<T>(read: Promise<T>): Promise<T> {
+  /**
+   * A read of the event log within its bound: past it, it fails (LogReadTimeout), counted as a
+   * timeout of `wait`.
+   */
+  async #bounded<T>(read: Promise<T>, wait: LiveWait = 'log'): Promise<T> {
     const { bounds, observer } = this.#options;
     const result = await within(read, bounds.logReadMs);
     if (result !== TIMED_OUT) return result;
-    observer.timedOut('log');
+    observer.timedOut(wait);
     throw new LogReadTimeout(bounds.logReadMs);
   }
 

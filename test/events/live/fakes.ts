@@ -23,18 +23,17 @@ export const cameraStream: Stream = { kind: 'accessory', accountId: ACCOUNT, acc
 
 /**
  * An event log in memory: `commit` appends an event and links it to its streams' previous ones,
- * as recordEvents does. Reads of events wait while `hold()` is in force; reads can be made to fail.
+ * as recordEvents does. Reads wait while `hold()` is in force (of events, or of the streams' last
+ * events), and can be made to fail.
  */
 export class FakeLog implements EventLogReader {
   readonly events: StoredEvent[] = [];
   /** Every read, with its range. */
   readonly reads: LogRead[] = [];
-  /** Reads of streams' last events (a topic's baseline, a check). */
-  headReads = 0;
   failReads = false;
   /** Reads of streams' last events fail (`read` goes on). */
   failHeads = false;
-  #held: Promise<void> | undefined;
+  readonly #held: { events?: Promise<void>; heads?: Promise<void> } = {};
 
   commit(eventType: RecordedEventType = 'motion_started', accessoryId = CAMERA): StoredEvent {
     const eventId = String(this.events.length + 1);
@@ -54,19 +53,19 @@ export class FakeLog implements EventLogReader {
     return event;
   }
 
-  /** Holds every read until the returned function is called. */
-  hold(): () => void {
+  /** Holds every read of `what` until the returned function is called. */
+  hold(what: 'events' | 'heads' = 'events'): () => void {
     let release!: () => void;
-    this.#held = new Promise((resolve) => (release = resolve));
+    this.#held[what] = new Promise((resolve) => (release = resolve));
     return () => {
-      this.#held = undefined;
+      this.#held[what] = undefined;
       release();
     };
   }
 
   async read(stream: Stream, range: LogRead): Promise<LiveEvent[]> {
     this.reads.push(range);
-    await this.#held;
+    await this.#held.events;
     if (this.failReads) throw new Error('the log is unreachable');
     return this.#of(stream)
       .filter(
@@ -80,7 +79,7 @@ export class FakeLog implements EventLogReader {
   }
 
   async heads(streams: readonly Stream[]): Promise<string[]> {
-    this.headReads++;
+    await this.#held.heads;
     if (this.failHeads) throw new Error('the log is unreachable');
     return streams.map((stream) => this.#of(stream).at(-1)?.eventId ?? '0');
   }

@@ -156,6 +156,21 @@ describe('live events: ordering and catch-up', () => {
     expect(live.activeSubscriptions).toBe(1);
   });
 
+  it('counts a check whose read runs past its bound, and checks again at its next round', async () => {
+    const sub = consume(await subscribe());
+    log.commit(); // never published
+    const release = log.hold('heads');
+    await live.check();
+    expect(counts.timeouts).toEqual(['check']);
+    expect(counts.checkFailures).toBe(1);
+    release();
+    await live.check();
+    await sleep(bounds.checkGraceMs * 3);
+    await settle();
+    expect(sub.ids()).toEqual(['1']);
+    expect(live.activeSubscriptions).toBe(1);
+  });
+
   it('goes live when the bus does not confirm the channel in time; the check brings what it missed', async () => {
     bus.confirming = false;
     const sub = consume(await subscribe());

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { SpanExporter } from '@opentelemetry/sdk-trace';
+import { MAX_UNITS_PER_SECOND } from './limits/gcra.ts';
 import { locate } from './media/ffmpeg.ts';
 import { StartError } from './start-error.ts';
 
@@ -175,6 +176,11 @@ export interface LiveConfig {
   maxBufferedBytes: number;
   /** `LIVE_KEEPALIVE_MS`: WebSocket ping interval; a socket that misses a pong is dropped. */
   keepAliveMs: number;
+  /**
+   * `LIVE_CHECK_MS`: how often each stream with subscribers on the instance is compared with the
+   * event log, so that an event that was never published reaches them within about this long.
+   */
+  checkMs: number;
 }
 
 export type AuthConfig =
@@ -226,11 +232,16 @@ function int(env: Env, name: string, fallback: number): number {
   return value;
 }
 
+/** A whole number from `min` to `max`. */
+function intWithin(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const value = int(env, name, fallback);
+  if (value < min || value > max) throw new Error(`${name} must be between ${min} and ${max}`);
+  return value;
+}
+
 /** Steps of nice (CPU priority), as `nice -n` takes them: 0-19. */
 function niceSteps(env: Env, name: string, fallback: number): number {
-  const value = int(env, name, fallback);
-  if (value > 19) throw new ConfigError(`${name} must be between 0 and 19`);
-  return value;
+  return intWithin(env, name, fallback, 0, 19);
 }
 
 /** A TCP port: 0 (any free one) to 65535. */
@@ -425,12 +436,24 @@ function publicBaseUrl(env: Env): string | undefined {
   return url.toString().replace(/\/+$/, '');
 }
 
+/** The largest RATE_LIMIT_BURST: far beyond any use, well within what the buckets can count. */
+const MAX_BURST = 10_000_000;
+
+/**
+ * The GraphQL cost budget of ingest tokens, points a second: RATE_LIMIT_COST scaled as their
+ * request rate is (RATE_LIMIT_INGEST_RPS / RATE_LIMIT_RPS).
+ */
+export const ingestCostRate = (limits: LimitsConfig): number =>
+  (limits.costRate * limits.ingestRps) / limits.rateRps;
+
 function limitsConfig(env: Env): LimitsConfig {
   const maxCost = int(env, 'GRAPHQL_MAX_COST', 5000);
+  // Request rates beyond what a bucket counts one by one (src/limits/gcra.ts) are refused here;
+  // cost budgets of any size are counted in units of several points.
   const limits: LimitsConfig = {
-    rateRps: int(env, 'RATE_LIMIT_RPS', 50),
-    rateBurst: int(env, 'RATE_LIMIT_BURST', 100),
-    ingestRps: int(env, 'RATE_LIMIT_INGEST_RPS', 5000),
+    rateRps: intWithin(env, 'RATE_LIMIT_RPS', 50, 0, MAX_UNITS_PER_SECOND),
+    rateBurst: intWithin(env, 'RATE_LIMIT_BURST', 100, 0, MAX_BURST),
+    ingestRps: intWithin(env, 'RATE_LIMIT_INGEST_RPS', 5000, 0, MAX_UNITS_PER_SECOND),
     costRate: int(env, 'RATE_LIMIT_COST', 100_000),
     concurrency: int(env, 'RATE_LIMIT_CONCURRENCY', 4),
     graphql: {
@@ -448,6 +471,12 @@ function limitsConfig(env: Env): LimitsConfig {
   }
   if (limits.rateRps > 0 && (limits.rateBurst < 1 || limits.ingestRps < 1)) {
     throw new ConfigError('RATE_LIMIT_BURST and RATE_LIMIT_INGEST_RPS must be at least 1');
+  }
+  if (limits.rateRps > 0 && limits.costRate > 0 && 2 * ingestCostRate(limits) < 1) {
+    // Its burst (two seconds' worth) would hold less than one point: nothing could ever run.
+    throw new Error(
+      'RATE_LIMIT_COST × RATE_LIMIT_INGEST_RPS / RATE_LIMIT_RPS (the cost budget of ingest tokens) must be at least 0.5 points a second',
+    );
   }
   for (const [name, value] of Object.entries(limits.graphql)) {
     // GRAPHQL_MAX_COST_IN_FLIGHT may be 0: no bound.
@@ -498,6 +527,7 @@ export function loadConfig(env: Env = process.env): Config {
       bufferEvents: int(env, 'LIVE_BUFFER_EVENTS', 1000),
       maxBufferedBytes: int(env, 'LIVE_MAX_BUFFERED_BYTES', 1024 * 1024),
       keepAliveMs: int(env, 'LIVE_KEEPALIVE_MS', 12_000),
+      checkMs: intWithin(env, 'LIVE_CHECK_MS', 1000, 100, 60_000),
     },
     publicBaseUrl: publicBaseUrl(env),
     media: mediaConfig(env),

@@ -131,7 +131,9 @@ export async function buildServices(
   disposables.defer('media', () => media.close());
   // Committed events go to the pub/sub (Redis when REDIS_URL is set), which feeds the
   // subscribers of every instance.
-  const bus = await createEventBus(config.redisUrl, logger);
+  const bus = await createEventBus(config.redisUrl, logger, () =>
+    metrics.liveWaitTimeouts.inc({ wait: 'resubscribe' }),
+  );
   disposables.defer('event bus', () => bus.close());
   const live = new LiveEvents({
     bus,
@@ -139,10 +141,11 @@ export async function buildServices(
     observer: liveObserver(metrics, logger),
     bufferEvents: config.live.bufferEvents,
     retentionHours: config.eventLogRetentionHours,
+    bounds: { checkMs: config.live.checkMs },
   });
   disposables.defer('live events', () => live.close());
   signal.subscribe((events) => live.publish(events));
-  const rateLimiter = new RateLimiter(config.limits, config.redisUrl, logger);
+  const rateLimiter = new RateLimiter(config.limits, config.redisUrl, logger, metrics);
   disposables.defer('rate limiter', () => rateLimiter.close());
   await rateLimiter.ready();
   const accessories = new AccessoryService(db);

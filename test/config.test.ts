@@ -21,6 +21,14 @@ describe('loadConfig', () => {
     }
   });
 
+  it('takes LIVE_CHECK_MS from 100 to 60000 ms, and refuses others naming it', () => {
+    expect(loadConfig({}).live.checkMs).toBe(1000);
+    expect(loadConfig({ LIVE_CHECK_MS: '100' }).live.checkMs).toBe(100);
+    for (const value of ['99', '60001', '0', 'soon']) {
+      expect(() => loadConfig({ LIVE_CHECK_MS: value }), value).toThrow(/^LIVE_CHECK_MS must be/);
+    }
+  });
+
   describe('authentication', () => {
     it('refuses an AUTH_DEV_SECRET shorter than 32 bytes, in production or not', () => {
       for (const NODE_ENV of [undefined, 'development', 'production']) {

@@ -31,16 +31,20 @@ export class ClusterClient {
   retries = 0;
   constructor(readonly cluster: Cluster) {}
 
-  /** A request that must end in a 2xx or `allow`ed status; resolves with its status and JSON body. */
+  /**
+   * A request that must end in a 2xx or `allow`ed status; resolves with its status, JSON body and
+   * how many times it was sent (every attempt with the same `headers`, e.g. an Idempotency-Key).
+   */
   async request(
     token: string,
     method: string,
     path: string,
     body?: unknown,
     allow: number[] = [],
-  ): Promise<{ status: number; body: unknown }> {
+    headers: Record<string, string> = {},
+  ): Promise<{ status: number; body: unknown; attempts: number }> {
     const giveUp = Date.now() + GIVE_UP_MS;
-    for (;;) {
+    for (let attempts = 1; ; attempts++) {
       const base = this.cluster.pick();
       let res: Response | undefined;
       if (base) {
@@ -52,6 +56,7 @@ export class ClusterClient {
               authorization: `Bearer ${token}`,
               accept: 'application/json',
               ...(body !== undefined && { 'content-type': 'application/json' }),
+              ...headers,
             },
             body: body === undefined ? undefined : JSON.stringify(body),
             signal: AbortSignal.timeout(30_000),
@@ -66,7 +71,8 @@ export class ClusterClient {
       if (res && res.status !== 503) {
         const text = await res.text();
         const json = text ? JSON.parse(text) : undefined;
-        if (res.ok || allow.includes(res.status)) return { status: res.status, body: json };
+        if (res.ok || allow.includes(res.status))
+          return { status: res.status, body: json, attempts };
         throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
       }
       const retryAfterS = Number(res?.headers.get('retry-after') ?? 0.1);

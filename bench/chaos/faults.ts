@@ -6,19 +6,29 @@ export interface Outage {
   what: 'redis' | 'database';
   from: number;
   to: number;
+  /** A database cut that waited for a commit and lost its answer first. */
+  atCommit?: boolean;
+}
+
+/** A dependency cut: when (from the start of the plan), for how long. */
+export interface Cut {
+  atMs: number;
+  forMs: number;
 }
 
 export interface FaultPlan {
   /** How long the faults go on. */
   durationMs: number;
-  /** A SIGKILL of a random instance about this often (jittered ±50%), each restarted. */
+  /** A SIGKILL of a random instance about this often (jittered ±50%), each restarted; 0: none. */
   killEveryMs: number;
-  /** When (from the start) Redis is cut, and for how long: every connection to it dropped. */
-  redisAtMs: number;
-  redisForMs: number;
-  /** When (from the start) the database is cut, and for how long. */
-  databaseAtMs: number;
-  databaseForMs: number;
+  /** Redis cut: every connection to it dropped, new ones refused. */
+  redis?: Cut;
+  /**
+   * The database cut. `atCommit`: from `atMs` on, the cut waits (a few seconds at most) for an
+   * ingest statement to run, drops its answer and then cuts, so that a write commits without
+   * its writer knowing (it answers 503, and is sent again).
+   */
+  database?: Cut & { atCommit?: boolean };
 }
 
 export interface FaultLog {
@@ -27,26 +37,35 @@ export interface FaultLog {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Cuts `proxy` at `atMs` after `start` for `forMs`, and records the outage. */
+/** How long a cut at a commit waits for one before it cuts anyway. */
+const COMMIT_WAIT_MS = 5000;
+
+/** Cuts `proxy` at `cut.atMs` after `start` for `cut.forMs`, and records the outage. */
 async function outage(
   what: Outage['what'],
   proxy: TcpProxy,
   start: number,
-  atMs: number,
-  forMs: number,
+  cut: Cut & { atCommit?: boolean },
   log: FaultLog,
 ) {
-  await sleep(Math.max(0, start + atMs - Date.now()));
+  await sleep(Math.max(0, start + cut.atMs - Date.now()));
+  let atCommit = false;
+  if (cut.atCommit) {
+    atCommit = await Promise.race([
+      proxy.loseAnswer('clipgate_ingest_settled').then(() => true),
+      sleep(COMMIT_WAIT_MS).then(() => false),
+    ]);
+  }
   const from = Date.now();
   proxy.cut();
-  await sleep(forMs);
+  await sleep(cut.forMs);
   proxy.restore();
-  log.outages.push({ what, from, to: Date.now() });
+  log.outages.push({ what, from, to: Date.now(), ...(cut.atCommit && { atCommit }) });
 }
 
 /**
- * The faults of a run: random SIGKILLs (and restarts) throughout, one Redis outage and one
- * database outage, each through a proxy the run owns.
+ * The faults of a phase: random SIGKILLs (and restarts) throughout, and a Redis outage and a
+ * database outage where the plan has them, each through a proxy the run owns.
  */
 export async function injectFaults(
   cluster: Cluster,
@@ -57,6 +76,7 @@ export async function injectFaults(
   const start = Date.now();
   const restarts: Promise<void>[] = [];
   const kills = (async () => {
+    if (plan.killEveryMs === 0) return;
     for (;;) {
       await sleep(plan.killEveryMs * (0.5 + Math.random()));
       if (Date.now() - start >= plan.durationMs) return;
@@ -70,8 +90,8 @@ export async function injectFaults(
   })();
   await Promise.all([
     kills,
-    outage('redis', proxies.redis, start, plan.redisAtMs, plan.redisForMs, log),
-    outage('database', proxies.database, start, plan.databaseAtMs, plan.databaseForMs, log),
+    plan.redis && outage('redis', proxies.redis, start, plan.redis, log),
+    plan.database && outage('database', proxies.database, start, plan.database, log),
   ]);
   await Promise.all(restarts);
   return log;

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { signDevToken } from '../../src/accounts/auth.ts';
 import { TEST_SECRET } from '../../test/helpers/app.ts';
 import type { ClusterClient } from './client.ts';
@@ -131,6 +132,82 @@ export async function driveIngest(
         } catch (err) {
           stats.failures.push(`${account.subject}: ${(err as Error).message}`);
         }
+      }
+    }),
+  );
+  return stats;
+}
+
+/** The quiet phase's pace per account. */
+export interface QuietPace {
+  /** Between two clips of a burst: a random pause in this range (ms). */
+  gapMs: [number, number];
+  /** Clips per burst. */
+  burst: number;
+  /** Nothing at all between two bursts (cut short when the phase ends). */
+  idleMs: number;
+}
+
+export const QUIET_PACE: QuietPace = { gapMs: [2000, 5000], burst: 3, idleMs: 30_000 };
+
+/** What the quiet phase did: its writes, and those whose first answer was lost. */
+export interface QuietStats {
+  writes: number;
+  /** Writes answered only after another attempt with the same Idempotency-Key. */
+  inDoubt: number;
+  acknowledged: string[];
+  failures: string[];
+}
+
+/**
+ * Quiet cameras, one per account, until `running()` turns false: bursts of a few clips a few
+ * seconds apart, then nothing for `idleMs`. Each clip is a batch of one createActivity sent with
+ * an Idempotency-Key, and sent again with that key after a 503 or a lost connection, as a camera
+ * that must not create its clip twice does; once its first answer was lost, the camera goes
+ * quiet at once, so that no later event of its stream shows what may have committed unpublished.
+ */
+export async function driveQuiet(
+  client: ClusterClient,
+  accounts: ChaosAccount[],
+  running: () => boolean,
+  pace: QuietPace,
+): Promise<QuietStats> {
+  const stats: QuietStats = { writes: 0, inDoubt: 0, acknowledged: [], failures: [] };
+  const idle = async (ms: number) => {
+    for (const until = Date.now() + ms; running() && Date.now() < until;) await sleep(100);
+  };
+  const clip = async (account: ChaosAccount): Promise<boolean> => {
+    const items = [
+      {
+        op: 'createActivity',
+        accessoryId: account.accessoryId,
+        input: { createdAt: new Date().toISOString(), relevanceLevel: 1 },
+      },
+    ];
+    stats.writes++;
+    const res = await client.request(account.token, 'POST', '/api/ingest', items, [], {
+      'idempotency-key': randomUUID(),
+    });
+    const [result] = (res.body as { results: { ok: boolean; activityId?: string }[] }).results;
+    if (!result?.ok) throw new Error(`quiet clip refused: ${JSON.stringify(result)}`);
+    stats.acknowledged.push(`${account.accessoryId}/${result.activityId}`);
+    if (res.attempts > 1) stats.inDoubt++;
+    return res.attempts > 1;
+  };
+  await Promise.all(
+    accounts.map(async (account) => {
+      while (running()) {
+        for (let i = 0; i < pace.burst && running(); i++) {
+          const [least, most] = pace.gapMs;
+          await idle(least + Math.random() * (most - least));
+          if (!running()) break;
+          try {
+            if (await clip(account)) break;
+          } catch (err) {
+            stats.failures.push(`${account.subject}: ${(err as Error).message}`);
+          }
+        }
+        await idle(pace.idleMs);
       }
     }),
   );

@@ -3,11 +3,18 @@ import { freshPostgres } from '../../test/helpers/app.ts';
 import { startTcpProxy } from '../../test/helpers/tcp-proxy.ts';
 import { ClusterClient } from './client.ts';
 import { Cluster } from './cluster.ts';
-import { injectFaults } from './faults.ts';
-import { driveIngest, keepRegistered, setupAccounts, type ChaosAccount } from './load.ts';
+import { injectFaults, type FaultPlan } from './faults.ts';
+import {
+  driveIngest,
+  driveQuiet,
+  keepRegistered,
+  QUIET_PACE,
+  setupAccounts,
+  type ChaosAccount,
+} from './load.ts';
 import { startChaosReceiver, type Behaviour } from './receivers.ts';
 import { startSubscriber } from './subscribers.ts';
-import { holds, verify, type Verdict } from './verify.ts';
+import { holds, QUIET_BOUND_MS, verify, type Latency, type Verdict } from './verify.ts';
 
 export interface ChaosOptions {
   instances: number;
@@ -16,6 +23,8 @@ export interface ChaosOptions {
   adminDatabaseUrl: string;
   redisUrl: string;
   accounts?: number;
+  /** The quiet phase after the busy one (see `quietPlan`); 0: none. */
+  quietSeconds?: number;
   log?: (line: string) => void;
 }
 
@@ -34,9 +43,30 @@ const DRAIN_MS = 90_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
+ * The quiet phase's faults, while the cameras send (their first burst of clips takes about ten
+ * seconds, the second begins after the idle gap): the database cut at the moment of a commit in
+ * the first burst, and in a phase of a minute or more SIGKILLs throughout and a Redis cut in the
+ * second burst.
+ */
+function quietPlan(ms: number): FaultPlan {
+  const long = ms >= 60_000;
+  return {
+    durationMs: ms - 3000,
+    killEveryMs: long ? 10_000 : 0,
+    database: { atMs: 4000, forMs: 3000, atCommit: true },
+    ...(long && { redis: { atMs: QUIET_PACE.idleMs + 12_000, forMs: 3000 } }),
+  };
+}
+
+const figures = (l: Latency) =>
+  `${l.receipts} receipts, p50 ${l.p50Ms} ms, p99 ${l.p99Ms} ms, max ${l.maxMs} ms`;
+
+/**
  * A run: N instances on one database and one Redis (each behind a proxy the run owns) under
  * ingest, webhooks and live subscribers, with SIGKILLs, a Redis outage and a database outage;
- * then the records are compared with the database.
+ * then a quiet phase (a clip every few seconds per camera, idle gaps of 30 s) under faults of
+ * its own, where every event must reach every subscriber within QUIET_BOUND_MS of when it was
+ * due; then the records are compared with the database.
  */
 export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   const log = options.log ?? ((line: string) => console.log(line));
@@ -73,32 +103,36 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       startSubscriber(cluster, i % 2 ? 'sse' : 'ws', a),
     ]);
     const durationMs = options.seconds * 1000;
+    const quietMs = (options.quietSeconds ?? 0) * 1000;
     const startedAt = Date.now();
     const running = () => Date.now() - startedAt < durationMs;
     log(
-      `chaos: ${options.instances} instances, ${accounts.length} accounts, ${subscribers.length} subscribers, ${options.seconds} s`,
+      `chaos: ${options.instances} instances, ${accounts.length} accounts, ${subscribers.length} subscribers, ${options.seconds} s busy, ${options.quietSeconds ?? 0} s quiet`,
     );
-    const [ingest, reRegistered, faults] = await Promise.all([
+    const proxies = { redis: redisProxy, database: dbProxy };
+    const gone = accounts.filter((a) => a.receiver.behaviour === 'gone');
+    const registering = keepRegistered(
+      client,
+      gone,
+      () => Date.now() - startedAt < durationMs + quietMs,
+      1000,
+    );
+    const [ingest, faults] = await Promise.all([
       driveIngest(client, accounts, running, 150),
-      keepRegistered(
-        client,
-        accounts.filter((a) => a.receiver.behaviour === 'gone'),
-        running,
-        1000,
-      ),
-      injectFaults(
-        cluster,
-        { redis: redisProxy, database: dbProxy },
-        {
-          durationMs: durationMs - 3000,
-          killEveryMs: 5000,
-          redisAtMs: durationMs * 0.35,
-          redisForMs: 3000,
-          databaseAtMs: durationMs * 0.65,
-          databaseForMs: 4000,
-        },
-      ),
+      injectFaults(cluster, proxies, {
+        durationMs: durationMs - 3000,
+        killEveryMs: 5000,
+        redis: { atMs: durationMs * 0.35, forMs: 3000 },
+        database: { atMs: durationMs * 0.65, forMs: 4000 },
+      }),
     ]);
+    const quietFrom = Date.now();
+    const quietRunning = () => Date.now() - quietFrom < quietMs;
+    const [quiet, quietFaults] = await Promise.all([
+      driveQuiet(client, accounts, quietRunning, QUIET_PACE),
+      quietMs > 0 ? injectFaults(cluster, proxies, quietPlan(quietMs)) : { outages: [] },
+    ]);
+    const reRegistered = await registering;
     const endedAt = Date.now();
     const drained = await drain(database.url, accounts, subscribers);
     await Promise.all(subscribers.map((s) => s.stop()));
@@ -107,12 +141,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       accounts,
       receivers,
       subscribers,
-      acknowledged: ingest.acknowledged,
+      acknowledged: [...ingest.acknowledged, ...quiet.acknowledged],
       kills: cluster.kills,
       crashes: cluster.crashes,
-      outages: faults.outages,
+      outages: [...faults.outages, ...quietFaults.outages],
       serverErrors: client.serverErrors,
       startedAt,
+      quietFrom,
       endedAt,
     });
     const ok = holds(verdict) && drained;
@@ -120,10 +155,17 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       `ingest: ${ingest.operations} operations, ${ingest.acknowledged.length} activities acknowledged, ` +
         `${ingest.failures.length} operations failed, ${client.retries} requests retried on another instance`,
       `faults: ${cluster.kills.length} SIGKILLs (${cluster.failedStarts} starts failed and were retried), ${cluster.crashes.length} crashes, ` +
-        faults.outages
-          .map((o) => `${o.what} cut ${((o.to - o.from) / 1000).toFixed(1)} s`)
+        [...faults.outages, ...quietFaults.outages]
+          .map(
+            (o) =>
+              `${o.what} cut ${o.atCommit ? 'at a commit ' : ''}${((o.to - o.from) / 1000).toFixed(1)} s`,
+          )
           .join(', ') +
         `, ${reRegistered} registrations renewed after a 410`,
+      `quiet: ${quiet.writes} clips sent with an Idempotency-Key (${quiet.inDoubt} answered only when sent again), ${quiet.failures.length} failed`,
+      `quiet latency, commit to receipt: ${figures(verdict.quiet)}; later than ${QUIET_BOUND_MS} ms after due: ${verdict.held.length}`,
+      'latency after each fault (events committed within 10 s of it, every subscriber):',
+      ...verdict.afterFaults.map((f) => `  +${f.at.toFixed(1)} s ${f.fault}: ${figures(f)}`),
       `events: ${verdict.events} committed; deliveries ${JSON.stringify(verdict.deliveries)}; drained: ${drained}`,
       `unaccounted events: ${verdict.unaccounted.length}`,
       `duplicates: ${verdict.duplicates} (unexplained by a kill or an outage: ${verdict.unexplainedDuplicates.length})`,
@@ -136,9 +178,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
         ...verdict.unexplainedDuplicates.map((id) => `unexplained duplicate ${id}`),
         ...verdict.overlaps.map((o) => `overlap: ${o}`),
         ...verdict.gaps,
+        ...verdict.held,
         ...verdict.badServerErrors,
         ...verdict.crashes,
         ...ingest.failures,
+        ...quiet.failures,
         ...[...new Set(subscribers.flatMap((s) => s.errors))].map(
           (e) => `subscriber ended (then resumed): ${e}`,
         ),

@@ -18,7 +18,25 @@ export interface RunRecords {
   outages: Outage[];
   serverErrors: { at: number; status: number; path: string }[];
   startedAt: number;
+  /** When the quiet phase began (its events are held to the latency bound). */
+  quietFrom: number;
   endedAt: number;
+}
+
+/** Commit-to-receipt latencies of a set of events, over every subscriber of their accounts. */
+export interface Latency {
+  /** Receipts measured (an event times its account's subscribers). */
+  receipts: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+}
+
+/** The latency of the events committed within a while after one fault. */
+export interface AfterFault extends Latency {
+  fault: string;
+  /** Seconds from the start of the run. */
+  at: number;
 }
 
 export interface Verdict {
@@ -43,7 +61,23 @@ export interface Verdict {
   deliveriesPerSecond: number;
   fanOutP99Ms: number;
   fanOutP50Ms: number;
+  /** The quiet phase's events, every receipt. */
+  quiet: Latency;
+  /**
+   * Receipts of quiet-phase events later than QUIET_BOUND_MS after they were due: after their
+   * commit, or after the end of a fault that began before then (must be none).
+   */
+  held: string[];
+  afterFaults: AfterFault[];
 }
+
+/**
+ * How long after it is due a quiet-phase event may reach a subscriber: the live path's bound
+ * (about a second for an event the pub/sub never carried), with room for a loaded machine.
+ */
+export const QUIET_BOUND_MS = 5000;
+/** The events committed this long after a fault count as after it. */
+const AFTER_FAULT_MS = 10_000;
 
 /** How far around a fault a repeat (or a 503) is put down to it. */
 const SLACK_MS = 5000;
@@ -60,9 +94,10 @@ export async function verify(records: RunRecords): Promise<Verdict> {
   const accountIds = records.accounts.map((a) => a.accountId);
   try {
     const events = (
-      await db.query<{ id: string; account_id: string; event_type: string; key: string | null }>(
+      await db.query<LoggedEvent>(
         `SELECT id::text AS id, account_id::text AS account_id, event_type,
-                (event_data->>'accessoryId') || '/' || (event_data->>'activityId') AS key
+                (event_data->>'accessoryId') || '/' || (event_data->>'activityId') AS key,
+                occurred_at
            FROM events WHERE account_id = ANY($1::uuid[]) ORDER BY events.id`,
         [accountIds],
       )
@@ -80,9 +115,17 @@ export async function verify(records: RunRecords): Promise<Verdict> {
   }
 }
 
+interface LoggedEvent {
+  id: string;
+  account_id: string;
+  event_type: string;
+  key: string | null;
+  occurred_at: Date;
+}
+
 function judge(
   records: RunRecords,
-  events: { id: string; account_id: string; event_type: string; key: string | null }[],
+  events: LoggedEvent[],
   deliveries: { event_id: string; account_id: string; state: string; finished_at: Date }[],
 ): Verdict {
   const unaccounted: string[] = [];
@@ -165,8 +208,10 @@ function judge(
     );
     const got = s.received.map((r) => r.eventId);
     const name = `${s.transport} subscriber of ${s.account.subject}`;
-    const at = got.findIndex((id, i) => id !== log[i]);
-    if (at >= 0 || got.length !== log.length) {
+    // The first position where they differ; a stream that is only short differs at its end.
+    const differs = got.findIndex((id, i) => id !== log[i]);
+    const at = differs >= 0 ? differs : Math.min(got.length, log.length);
+    if (differs >= 0 || got.length !== log.length) {
       gaps.push(
         `${name}: ${got.length} events for ${log.length} logged; first difference at ${at} ` +
           `(got ${got.slice(at, at + 3).join()}, logged ${log.slice(at, at + 3).join()}; after ${s.account.since})`,
@@ -190,8 +235,12 @@ function judge(
       );
   }
 
+  const { quiet, held, afterFaults } = eventLatencies(records, events);
   const seconds = (records.endedAt - records.startedAt) / 1000;
   return {
+    quiet,
+    held,
+    afterFaults,
     events: events.length,
     deliveries: states,
     unaccounted,
@@ -216,6 +265,79 @@ function judge(
   };
 }
 
+const latencyOf = (values: number[]): Latency => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return {
+    receipts: sorted.length,
+    p50Ms: quantile(sorted, 0.5),
+    p99Ms: quantile(sorted, 0.99),
+    maxMs: sorted.at(-1) ?? 0,
+  };
+};
+
+/**
+ * Per event and subscriber of its account, from the commit (the event's `occurred_at`) to the
+ * first receipt: the quiet phase's figures and held receipts, and the figures after each fault.
+ */
+function eventLatencies(records: RunRecords, events: LoggedEvent[]) {
+  const faults = [
+    ...records.kills.map((k) => ({ what: 'SIGKILL', from: k.at, to: k.at })),
+    ...records.crashes.map((c) => ({ what: 'crash', from: c.at, to: c.at })),
+    ...records.outages.map((o) => ({
+      what: o.atCommit ? `${o.what} cut at a commit` : `${o.what} cut`,
+      from: o.from,
+      to: o.to,
+    })),
+  ].sort((a, b) => a.from - b.from);
+  const receipts = records.subscribers.map((s) => {
+    const at = new Map<string, number>();
+    for (const r of s.received) if (!at.has(r.eventId)) at.set(r.eventId, r.at);
+    return { subscriber: s, at };
+  });
+  /** The latencies of the events `pick` selects, with the commit time of each. */
+  const measure = (pick: (committed: number) => boolean) => {
+    const measured: { event: LoggedEvent; name: string; committed: number; ms: number }[] = [];
+    for (const event of events) {
+      const committed = event.occurred_at.getTime();
+      if (!pick(committed)) continue;
+      for (const { subscriber, at } of receipts) {
+        if (subscriber.account.accountId !== event.account_id) continue;
+        if (BigInt(event.id) <= BigInt(subscriber.account.since)) continue;
+        const received = at.get(event.id);
+        if (received === undefined) continue; // a gap, reported as one
+        const name = `${subscriber.transport} subscriber of ${subscriber.account.subject}`;
+        measured.push({ event, name, committed, ms: received - committed });
+      }
+    }
+    return measured;
+  };
+  const quietReceipts = measure((committed) => committed >= records.quietFrom);
+  const held: string[] = [];
+  for (const r of quietReceipts) {
+    // Due at its commit, or when a fault that began before it could arrive was over.
+    const due = Math.max(
+      r.committed,
+      ...faults.filter((f) => f.from <= r.committed + QUIET_BOUND_MS).map((f) => f.to),
+    );
+    const late = r.committed + r.ms - due;
+    if (late > QUIET_BOUND_MS) {
+      held.push(
+        `${r.name}: event ${r.event.id} (${r.event.event_type}) arrived ${late} ms after it was due (${r.ms} ms after its commit)`,
+      );
+    }
+  }
+  const afterFaults = faults.map((f) => ({
+    fault: f.what,
+    at: Math.round((f.from - records.startedAt) / 100) / 10,
+    ...latencyOf(
+      measure((committed) => committed >= f.from && committed < f.from + AFTER_FAULT_MS).map(
+        (r) => r.ms,
+      ),
+    ),
+  }));
+  return { quiet: latencyOf(quietReceipts.map((r) => r.ms)), held, afterFaults };
+}
+
 /** True when the verdict holds every promise. */
 export const holds = (v: Verdict) =>
   v.unaccounted.length === 0 &&
@@ -223,4 +345,5 @@ export const holds = (v: Verdict) =>
   v.overlaps.length === 0 &&
   v.gaps.length === 0 &&
   v.crashes.length === 0 &&
-  v.badServerErrors.length === 0;
+  v.badServerErrors.length === 0 &&
+  v.held.length === 0;

@@ -5,7 +5,7 @@ import type { LiveEvent, Stream } from './live/stream.ts';
 
 /**
  * The event log (the `events` table) as live subscriptions read it: a stream's events after an
- * id, a stream's last id, whether an event is still held. Events leave it past the retention
+ * id, streams' last ids, whether an event is still held. Events leave it past the retention
  * (`purgeEventLog`).
  */
 export class EventLog implements EventLogReader {
@@ -36,13 +36,22 @@ export class EventLog implements EventLogReader {
     return rows;
   }
 
-  async head(stream: Stream): Promise<string> {
-    const [column, key] = streamKey(stream);
-    const { rows } = await this.#db.pool.query<{ head: string | null }>(
-      `SELECT max(id)::text AS head FROM events WHERE ${column} = $1::uuid`,
-      [key],
-    );
-    return rows[0]?.head ?? '0';
+  /** One statement per kind of stream: an index probe per stream, in one round trip. */
+  async heads(streams: readonly Stream[]): Promise<string[]> {
+    const heads = streams.map(() => '0');
+    for (const kind of ['account', 'accessory'] as const) {
+      const at = streams.flatMap((stream, i) => (stream.kind === kind ? [i] : []));
+      if (at.length === 0) continue;
+      const keys = at.map((i) => streamKey(streams[i]!));
+      const column = keys[0]![0];
+      const { rows } = await this.#db.pool.query<{ head: string | null }>(
+        `SELECT (SELECT max(e.id) FROM events e WHERE e.${column} = s.key)::text AS head
+           FROM unnest($1::uuid[]) WITH ORDINALITY AS s(key, n) ORDER BY s.n`,
+        [keys.map(([, key]) => key)],
+      );
+      rows.forEach((row, j) => (heads[at[j]!] = row.head ?? '0'));
+    }
+    return heads;
   }
 
   async holds(accountId: string, eventId: string): Promise<boolean> {

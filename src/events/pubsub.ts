@@ -3,6 +3,7 @@ import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
 import { createPubSub } from 'graphql-yoga';
 import { Redis } from 'ioredis';
 import type { Logger } from '../logger.ts';
+import { defaultBounds, TIMED_OUT, within } from './live/bounds.ts';
 import type { LiveBus } from './live/ports.ts';
 import type { TopicMessage } from './live/stream.ts';
 
@@ -21,11 +22,16 @@ type MessageEvent = CustomEvent<TopicMessage>;
 /** How long a start waits for Redis before it goes on without it. */
 const START_WAIT_MS = 2000;
 
+/**
+ * `resubscribeTimedOut` is called when Redis, back after an outage, does not confirm the live
+ * channels within `defaultBounds.listenMs`: the subscribers catch up from the log all the same.
+ */
 export async function createEventBus(
   redisUrl: string | undefined,
   logger: Logger,
+  resubscribeTimedOut: () => void,
 ): Promise<EventBus> {
-  return redisUrl ? redisBus(redisUrl, logger) : memoryBus();
+  return redisUrl ? redisBus(redisUrl, logger, resubscribeTimedOut) : memoryBus();
 }
 
 function memoryBus(): EventBus {
@@ -47,7 +53,11 @@ function memoryBus(): EventBus {
   };
 }
 
-async function redisBus(url: string, logger: Logger): Promise<EventBus> {
+async function redisBus(
+  url: string,
+  logger: Logger,
+  resubscribeTimedOut: () => void,
+): Promise<EventBus> {
   const publisher = new Redis(url, { lazyConnect: true, connectionName: 'clipgate-publish' });
   const subscriber = new Redis(url, { lazyConnect: true, connectionName: 'clipgate-subscribe' });
   for (const [role, client] of [
@@ -82,7 +92,8 @@ async function redisBus(url: string, logger: Logger): Promise<EventBus> {
   // redis-event-target drops the promises of PUBLISH, SUBSCRIBE and UNSUBSCRIBE; a failure
   // (the connection closed or gone for too long) must be logged, not crash the process as an
   // unhandled rejection. Subscribers repair a lost message from the event log as soon as a later
-  // one of the same stream arrives, or the bus reconnects; `listen` subscribes again itself.
+  // one of the same stream arrives, the bus reconnects, or the live core's periodic check finds
+  // it (src/events/live/bounds.ts); `listen` subscribes again itself.
   const failed = (what: string, channel: string) => (err: unknown) => {
     logger.warn({ err, channel }, `${what} failed`);
     return 0;
@@ -107,11 +118,21 @@ async function redisBus(url: string, logger: Logger): Promise<EventBus> {
   // Every 'ready' from here on is a (re)connection: what committed meanwhile is in the log.
   subscriber.on('ready', () => {
     // ioredis re-subscribes on reconnect; wait for that to be done (a SUBSCRIBE is answered in
-    // order) before subscribers look for what they missed.
-    void Promise.all([...topics.keys()].map((topic) => subscriber.subscribe(topic))).then(
-      () => reconnectCallbacks.forEach((callback) => callback()),
-      (err: unknown) => logger.warn({ err }, 'redis re-subscription failed'),
+    // order) before subscribers look for what they missed, but not for longer than the bound,
+    // nor after a failure (a connection lost again): they look in the log then too.
+    const resubscribed = Promise.all(
+      [...topics.keys()].map((topic) => subscriber.subscribe(topic)),
     );
+    void within(resubscribed, defaultBounds.listenMs)
+      .then(
+        (result) => {
+          if (result !== TIMED_OUT) return;
+          resubscribeTimedOut();
+          logger.warn('redis did not confirm the live channels in time; catching up anyway');
+        },
+        (err: unknown) => logger.warn({ err }, 'redis re-subscription failed; catching up anyway'),
+      )
+      .then(() => reconnectCallbacks.forEach((callback) => callback()));
   });
 
   return {

@@ -25,6 +25,12 @@ export function createMetrics() {
       labelNames: ['reason'] as const,
       registers: [registry],
     }),
+    rateLimitScriptErrors: new Counter({
+      name: 'clipgate_rate_limit_script_errors_total',
+      help: "Rate-limit checks the shared limiter's script failed, by policy (Redis answered with an error; the instance's own bucket judged the request)",
+      labelNames: ['policy'] as const,
+      registers: [registry],
+    }),
     graphqlWorkerOperations: new Counter({
       name: 'clipgate_graphql_worker_operations_total',
       help: 'GraphQL queries executed on a worker thread (GRAPHQL_WORKERS), by outcome: ok, failed (the thread stopped)',
@@ -157,6 +163,18 @@ function liveMetrics(registry: Registry) {
     liveSlowConsumers: new Counter({
       name: 'clipgate_live_slow_consumers_dropped_total',
       help: 'Subscribers cut off because their bounded buffer overflowed',
+      registers: [registry],
+    }),
+    liveEventsRepaired: new Counter({
+      name: 'clipgate_live_events_repaired_total',
+      help: 'Events a live topic read from the event log instead of the pub/sub, by cause: overtaken (a later event came first), reconnect (the pub/sub was away), check (never published: found by the periodic check)',
+      labelNames: ['cause'] as const,
+      registers: [registry],
+    }),
+    liveWaitTimeouts: new Counter({
+      name: 'clipgate_live_wait_timeouts_total',
+      help: 'Live-event waits that ran into their bound, by wait: log (a read of the event log; its subscribers resume), listen (the pub/sub did not confirm a channel; the topic went live without), check (the periodic check could not read the log), resubscribe (the pub/sub did not confirm its channels after a reconnect; the topics caught up anyway)',
+      labelNames: ['wait'] as const,
       registers: [registry],
     }),
   };

@@ -23,8 +23,48 @@ export interface BucketDecision {
 }
 
 /**
+ * A bucket as it is counted: `rate` units per `periodMs`, holding `burst` units, a unit being
+ * `unit` tokens (a charge is rounded up to whole units). The shared buckets run `redis-gcra`'s
+ * script, which keeps the time in milliseconds since 1970 as a double and stores it with an
+ * expiry of the milliseconds until the bucket is full again. A charge worth less time than the
+ * double can tell apart at that size (a quarter of a microsecond) left the time unchanged and
+ * the expiry zero, which Redis refuses (`ERR invalid expire time`): a bucket of 25 million
+ * tokens a second did that for every operation. So a bucket counts at most
+ * `MAX_UNITS_PER_SECOND` units a second, a unit then spanning at least 10 µs, and a faster one
+ * counts its tokens in units of several (its cheapest charges cost a whole unit). The script
+ * also takes no rate below one unit per period: a slower bucket gets a longer period. The
+ * in-memory buckets count the same way, so that both answer alike.
+ */
+export interface BucketScale {
+  unit: number;
+  rate: number;
+  periodMs: number;
+  burst: number;
+}
+
+/** The most units a bucket counts per second. */
+export const MAX_UNITS_PER_SECOND = 100_000;
+
+export function bucketScale(policy: BucketPolicy): BucketScale {
+  const unit = Math.max(1, Math.ceil(policy.ratePerSecond / MAX_UNITS_PER_SECOND));
+  const unitsPerSecond = policy.ratePerSecond / unit;
+  const burst = Math.floor(policy.burst / unit);
+  if (!(burst >= 1 && unitsPerSecond > 0)) {
+    // The configuration refuses such budgets (src/config.ts): this is a bug, not a setting.
+    throw new RangeError(`the bucket ${policy.name} holds less than one of its units`);
+  }
+  return unitsPerSecond >= 1
+    ? { unit, rate: unitsPerSecond, periodMs: 1000, burst }
+    : { unit, rate: 1, periodMs: 1000 / unitsPerSecond, burst };
+}
+
+/** What a charge of `cost` tokens takes from a bucket of that scale, in its units. */
+export const unitsOf = (cost: number, scale: BucketScale): number => Math.ceil(cost / scale.unit);
+
+/**
  * Takes `cost` tokens from a bucket whose TAT is `tat` (undefined: a full bucket) at time `now`
- * (ms); none when fewer are left.
+ * (ms); none when fewer are left. Counted in the bucket's units (`bucketScale`), answered in
+ * tokens.
  */
 export function takeToken(
   tat: number | undefined,
@@ -32,16 +72,18 @@ export function takeToken(
   policy: BucketPolicy,
   cost = 1,
 ): { decision: BucketDecision; tat: number | undefined } {
-  const interval = 1000 / policy.ratePerSecond;
-  const tolerance = interval * policy.burst;
+  const scale = bucketScale(policy);
+  const interval = scale.periodMs / scale.rate;
+  const tolerance = interval * scale.burst;
   const start = Math.max(tat ?? now, now);
-  const next = start + interval * cost;
+  const next = start + interval * unitsOf(cost, scale);
   const allowAt = next - tolerance;
   if (allowAt > now) {
     return {
       decision: {
         allowed: false,
-        remaining: 0,
+        // What is left, though less than the charge (as the shared buckets' script answers).
+        remaining: Math.max(0, Math.floor((now - (start - tolerance)) / interval)) * scale.unit,
         retryAfterMs: Math.ceil(allowAt - now),
         resetMs: Math.ceil(start - now),
       },
@@ -51,7 +93,7 @@ export function takeToken(
   return {
     decision: {
       allowed: true,
-      remaining: Math.floor((now - allowAt) / interval),
+      remaining: Math.floor((now - allowAt) / interval) * scale.unit,
       retryAfterMs: 0,
       resetMs: Math.ceil(next - now),
     },

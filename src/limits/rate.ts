@@ -1,11 +1,18 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Redis } from 'ioredis';
+import { Redis, ReplyError } from 'ioredis';
 import RedisGCRA from 'redis-gcra';
 import type { Principal } from '../accounts/auth.ts';
-import type { LimitsConfig } from '../config.ts';
+import { ingestCostRate, type LimitsConfig } from '../config.ts';
 import { AppError } from '../errors.ts';
+import type { Metrics } from '../http/metrics.ts';
 import type { Logger } from '../logger.ts';
-import { MemoryBuckets, type BucketDecision, type BucketPolicy } from './gcra.ts';
+import {
+  bucketScale,
+  MemoryBuckets,
+  unitsOf,
+  type BucketDecision,
+  type BucketPolicy,
+} from './gcra.ts';
 import { RefusalPacer } from './pacing.ts';
 
 /**
@@ -18,7 +25,10 @@ import { RefusalPacer } from './pacing.ts';
  * budget pays for, not one per request. A caller's refusals beyond fifty a second are answered
  * 200 ms late (./pacing.ts). With `REDIS_URL` the buckets
  * live in Redis and every instance shares them; without it, or while Redis does not answer,
- * each instance keeps its own (logged once when it starts and once when it ends).
+ * each instance keeps its own (logged once when it starts and once when it ends). A check the
+ * script refuses (Redis answered, with an error) is not an outage: that request is judged by the
+ * instance's own bucket, the error is logged (once per policy and message) and counted, and the
+ * next check goes to Redis again.
  */
 export interface RateDecision extends BucketDecision {
   policy: BucketPolicy;
@@ -45,6 +55,8 @@ export class RateLimiter {
   readonly #pacer = new RefusalPacer();
   readonly #redis: Redis | undefined;
   readonly #shared: ReturnType<typeof RedisGCRA> | undefined;
+  /** The script errors logged so far, by policy and message. */
+  readonly #scriptErrors = new Set<string>();
   #fallback = false;
   #connecting: Promise<void> = Promise.resolve();
 
@@ -52,6 +64,7 @@ export class RateLimiter {
     config: LimitsConfig,
     redisUrl: string | undefined,
     private readonly logger: Logger,
+    private readonly metrics: Pick<Metrics, 'rateLimitScriptErrors'>,
   ) {
     if (config.rateRps === 0) return;
     const cost = (name: string, ratePerSecond: number): BucketPolicy | undefined =>
@@ -63,7 +76,7 @@ export class RateLimiter {
       },
       ingest: {
         requests: { name: 'ingest', ratePerSecond: config.ingestRps, burst: 2 * config.ingestRps },
-        cost: cost('ingest-cost', (config.costRate * config.ingestRps) / config.rateRps),
+        cost: cost('ingest-cost', ingestCostRate(config)),
       },
     };
     if (redisUrl) {
@@ -146,16 +159,14 @@ export class RateLimiter {
 
   async #take(key: string, policy: BucketPolicy, cost: number): Promise<BucketDecision> {
     if (this.#shared) {
+      const scale = bucketScale(policy);
       try {
-        // redis-gcra takes a rate of at least 1 per period: a slower one (a signed export URL's
-        // few a minute) is one per longer period, the same emission interval.
-        const slow = policy.ratePerSecond < 1;
         const r = await this.#shared.limit({
           key,
-          burst: policy.burst,
-          rate: slow ? 1 : policy.ratePerSecond,
-          period: slow ? 1000 / policy.ratePerSecond : 1000,
-          cost,
+          burst: scale.burst,
+          rate: scale.rate,
+          period: scale.periodMs,
+          cost: unitsOf(cost, scale),
         });
         if (this.#fallback) {
           this.#fallback = false;
@@ -163,12 +174,13 @@ export class RateLimiter {
         }
         return {
           allowed: !r.limited,
-          remaining: r.remaining,
+          remaining: r.remaining * scale.unit,
           retryAfterMs: r.retryIn,
           resetMs: r.resetIn,
         };
       } catch (err) {
-        if (!this.#fallback) {
+        if (isScriptError(err)) this.#scriptFailed(policy, err);
+        else if (!this.#fallback) {
           this.#fallback = true;
           this.logger.warn(
             { err },
@@ -179,7 +191,25 @@ export class RateLimiter {
     }
     return this.#memory.take(key, policy, cost);
   }
+
+  #scriptFailed(policy: BucketPolicy, err: Error): void {
+    this.metrics.rateLimitScriptErrors.inc({ policy: policy.name });
+    const seen = `${policy.name}\n${err.message}`;
+    if (this.#scriptErrors.has(seen)) return;
+    this.#scriptErrors.add(seen);
+    this.logger.error(
+      { err, policy: policy.name },
+      "the shared rate limit's script failed (Redis answered): the request was judged by this instance's bucket",
+    );
+  }
 }
+
+/**
+ * An error of the check itself, not of the connection: Redis answered with an error (the script
+ * failed), or redis-gcra refused the arguments before sending them.
+ */
+const isScriptError = (err: unknown): err is Error =>
+  err instanceof ReplyError || err instanceof RangeError || err instanceof TypeError;
 
 /**
  * The IETF RateLimit headers (draft-ietf-httpapi-ratelimit-headers): the policy as `q` requests

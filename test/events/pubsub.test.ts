@@ -56,7 +56,7 @@ describe.runIf(redisUrl)('the Redis event bus', () => {
   it('tells its listeners when it reconnected, listening again on every topic', async () => {
     const proxy = await redisProxy(new URL(redisUrl!));
     undo.push(proxy.close);
-    const bus: EventBus = await createEventBus(proxy.url, createLogger('silent'));
+    const bus: EventBus = await createEventBus(proxy.url, createLogger('silent'), () => {});
     undo.push(() => bus.close());
     const topic = `clipgate:events:test:${randomUUID()}`;
     const received: TopicMessage[] = [];

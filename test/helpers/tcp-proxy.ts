@@ -11,6 +11,13 @@ export interface TcpProxy {
   /** `scheme://host:port/...` of `url` with the proxy's port instead. */
   via(url: string): string;
   cut(): void;
+  /**
+   * The next statement a client sends containing `pattern` (e.g. a prepared statement's name)
+   * reaches the server, but its answer, and whatever else that connection is sent, never comes
+   * back: a connection lost at the moment of the commit. Resolves once the server answered it
+   * (a statement sent alone has run, and committed, by then); `cut` then ends the connection.
+   */
+  loseAnswer(pattern: string): Promise<void>;
   restore(): void;
   close(): Promise<void>;
 }
@@ -23,6 +30,7 @@ export async function startTcpProxy(
 ): Promise<TcpProxy> {
   const open = new Set<net.Socket>();
   let up = true;
+  const losing = new Set<{ pattern: Buffer; answered: () => void }>();
   const server = net.createServer((client) => {
     if (!up) return client.destroy();
     if (connectDelayMs === 0) return forward(client);
@@ -41,7 +49,22 @@ export async function startTcpProxy(
     };
     client.on('error', drop).on('close', drop);
     upstream.on('error', drop).on('close', drop);
-    client.pipe(upstream).pipe(client);
+    client.pipe(upstream);
+    // Once the connection sent a statement whose answer is to be lost: what comes back.
+    let lost: (() => void) | undefined;
+    client.on('data', (chunk: Buffer) => {
+      for (const watch of losing) {
+        // A statement is one write of the client, so one chunk here.
+        if (lost || !chunk.includes(watch.pattern)) continue;
+        losing.delete(watch);
+        lost = watch.answered;
+      }
+    });
+    upstream.on('data', (chunk: Buffer) => {
+      if (lost) return lost();
+      if (!client.write(chunk)) upstream.pause();
+    });
+    client.on('drain', () => upstream.resume());
   }
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
@@ -58,6 +81,8 @@ export async function startTcpProxy(
       for (const socket of open) socket.destroy();
       open.clear();
     },
+    loseAnswer: (pattern) =>
+      new Promise<void>((answered) => losing.add({ pattern: Buffer.from(pattern), answered })),
     restore() {
       up = true;
     },

@@ -4,6 +4,7 @@ import { RefusalPacer } from '../../src/limits/pacing.ts';
 import { RateLimiter } from '../../src/limits/rate.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
+import { createMetrics } from '../../src/http/metrics.ts';
 import { backends, startApp, type TestApp } from '../helpers/app.ts';
 import { rest } from '../helpers/client.ts';
 import { seedAccessory } from '../helpers/fixtures.ts';
@@ -279,8 +280,8 @@ describe.runIf(redisUrl)('rate limits shared through Redis', () => {
     const logger = createLogger('silent');
     const limits = loadConfig({ RATE_LIMIT_RPS: '1' }).limits;
     const [a, b] = [
-      new RateLimiter(limits, redisUrl, logger),
-      new RateLimiter(limits, redisUrl, logger),
+      new RateLimiter(limits, redisUrl, logger, createMetrics()),
+      new RateLimiter(limits, redisUrl, logger, createMetrics()),
     ];
     try {
       await Promise.all([a.ready(), b.ready()]);

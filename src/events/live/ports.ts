@@ -1,4 +1,5 @@
 import type { AppError } from '../../errors.ts';
+import type { LiveWait, RepairCause } from './bounds.ts';
 import type { LiveEvent, Stream, TopicMessage } from './stream.ts';
 
 /** What the live-event core needs of the world: these interfaces, and nothing else. */
@@ -39,8 +40,8 @@ export interface LogRead {
 export interface EventLogReader {
   /** The logged events of a stream in id order. */
   read(stream: Stream, range: LogRead): Promise<LiveEvent[]>;
-  /** The id of the stream's last logged event; '0' when it has none. */
-  head(stream: Stream): Promise<string>;
+  /** The id of each stream's last logged event, in the order given; '0' for one that has none. */
+  heads(streams: readonly Stream[]): Promise<string[]>;
   /** Whether the log still holds the event `eventId` of the account. */
   holds(accountId: string, eventId: string): Promise<boolean>;
 }
@@ -55,6 +56,12 @@ export interface LiveObserver {
   slowConsumer(stream: Stream): void;
   /** Something failed that ends subscriptions: opening or ordering a topic, replaying the log. */
   failed(err: unknown, message: string, topic?: string): void;
+  /** A topic read `count` events from the log that the bus had not brought it (yet). */
+  repaired(count: number, cause: RepairCause): void;
+  /** A wait ran into its bound (./bounds.ts). */
+  timedOut(wait: LiveWait): void;
+  /** The periodic check could not read the log (it tries again at its next round). */
+  checkFailed(err: unknown): void;
 }
 
 /** The connection a subscription streams over, as far as back-pressure is concerned. */

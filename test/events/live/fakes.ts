@@ -1,4 +1,5 @@
 import { AppError } from '../../../src/errors.ts';
+import type { LiveWait, RepairCause } from '../../../src/events/live/bounds.ts';
 import type {
   EventLogReader,
   LiveBus,
@@ -22,14 +23,17 @@ export const cameraStream: Stream = { kind: 'accessory', accountId: ACCOUNT, acc
 
 /**
  * An event log in memory: `commit` appends an event and links it to its streams' previous ones,
- * as recordEvents does. Reads wait while `hold()` is in force, and can be made to fail.
+ * as recordEvents does. Reads wait while `hold()` is in force (of events, or of the streams' last
+ * events), and can be made to fail.
  */
 export class FakeLog implements EventLogReader {
   readonly events: StoredEvent[] = [];
   /** Every read, with its range. */
   readonly reads: LogRead[] = [];
   failReads = false;
-  #held: Promise<void> | undefined;
+  /** Reads of streams' last events fail (`read` goes on). */
+  failHeads = false;
+  readonly #held: { events?: Promise<void>; heads?: Promise<void> } = {};
 
   commit(eventType: RecordedEventType = 'motion_started', accessoryId = CAMERA): StoredEvent {
     const eventId = String(this.events.length + 1);
@@ -49,19 +53,19 @@ export class FakeLog implements EventLogReader {
     return event;
   }
 
-  /** Holds every read until the returned function is called. */
-  hold(): () => void {
+  /** Holds every read of `what` until the returned function is called. */
+  hold(what: 'events' | 'heads' = 'events'): () => void {
     let release!: () => void;
-    this.#held = new Promise((resolve) => (release = resolve));
+    this.#held[what] = new Promise((resolve) => (release = resolve));
     return () => {
-      this.#held = undefined;
+      this.#held[what] = undefined;
       release();
     };
   }
 
   async read(stream: Stream, range: LogRead): Promise<LiveEvent[]> {
     this.reads.push(range);
-    await this.#held;
+    await this.#held.events;
     if (this.failReads) throw new Error('the log is unreachable');
     return this.#of(stream)
       .filter(
@@ -74,8 +78,10 @@ export class FakeLog implements EventLogReader {
       .map(({ previousAccountEventId: _a, previousAccessoryEventId: _b, ...event }) => event);
   }
 
-  async head(stream: Stream): Promise<string> {
-    return this.#of(stream).at(-1)?.eventId ?? '0';
+  async heads(streams: readonly Stream[]): Promise<string[]> {
+    await this.#held.heads;
+    if (this.failHeads) throw new Error('the log is unreachable');
+    return streams.map((stream) => this.#of(stream).at(-1)?.eventId ?? '0');
   }
 
   async holds(accountId: string, eventId: string): Promise<boolean> {
@@ -99,6 +105,8 @@ export class FakeBus implements LiveBus {
   readonly listeners = new Map<string, Set<(message: TopicMessage) => void>>();
   readonly held: { topic: string; message: TopicMessage }[] = [];
   paused = false;
+  /** False: a channel is never confirmed (its `ready` never resolves), as a bus that is away. */
+  confirming = true;
   readonly #reconnect = new Set<() => void>();
 
   publish(topic: string, message: TopicMessage): void {
@@ -115,7 +123,7 @@ export class FakeBus implements LiveBus {
     const set = this.listeners.get(topic) ?? new Set();
     this.listeners.set(topic, set.add(listener));
     return {
-      ready: Promise.resolve(),
+      ready: this.confirming ? Promise.resolve() : new Promise<void>(() => {}),
       stop: () => {
         set.delete(listener);
         if (set.size === 0) this.listeners.delete(topic);
@@ -136,12 +144,24 @@ export class FakeBus implements LiveBus {
 
 /** Counts what the core reports. */
 export function countingObserver() {
-  const counts = { subscriptions: 0, delivered: 0, slowConsumers: 0, failures: [] as string[] };
+  const counts = {
+    subscriptions: 0,
+    delivered: 0,
+    slowConsumers: 0,
+    failures: [] as string[],
+    repaired: {} as Partial<Record<RepairCause, number>>,
+    timeouts: [] as LiveWait[],
+    checkFailures: 0,
+  };
   const observer: LiveObserver = {
     subscriptions: (change) => void (counts.subscriptions += change),
     delivered: () => void counts.delivered++,
     slowConsumer: () => void counts.slowConsumers++,
     failed: (_err, message) => void counts.failures.push(message),
+    repaired: (count, cause) =>
+      void (counts.repaired[cause] = (counts.repaired[cause] ?? 0) + count),
+    timedOut: (wait) => void counts.timeouts.push(wait),
+    checkFailed: () => void counts.checkFailures++,
   };
   return { counts, observer };
 }

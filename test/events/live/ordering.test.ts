@@ -1,4 +1,5 @@
-import { beforeEach, describe, expect, it } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LiveEvents, type SubscribeOptions } from '../../../src/events/live/live-events.ts';
 import { streamTopic } from '../../../src/events/live/stream.ts';
 import { StreamEnd } from '../../../src/events/live/subscription.ts';
@@ -20,6 +21,8 @@ describe('live events: ordering and catch-up', () => {
   let counts: ReturnType<typeof countingObserver>['counts'];
   let live: LiveEvents;
   const topic = streamTopic(cameraStream);
+  // The periodic check runs when a test calls it; the other bounds are short.
+  const bounds = { checkMs: 60_000, checkGraceMs: 10, logReadMs: 50, listenMs: 20 };
 
   beforeEach(() => {
     bus = new FakeBus();
@@ -33,8 +36,10 @@ describe('live events: ordering and catch-up', () => {
       bufferEvents: 3,
       retentionHours: 24,
       pageSize: 2,
+      bounds,
     });
   });
+  afterEach(() => live.close());
 
   const subscribe = (options: Partial<SubscribeOptions> = {}) =>
     live.subscribe({ stream: cameraStream, sink: fakeSink('ws').sink, ...options });
@@ -101,6 +106,102 @@ describe('live events: ordering and catch-up', () => {
     commit();
     await settle();
     expect(sub.ids()).toEqual(['1', '2']);
+  });
+
+  it('reads an event that was never published at the next check, without waiting for another', async () => {
+    const sub = consume(await subscribe());
+    commit();
+    log.commit(); // committed, never published: its committer lost its connection first
+    await settle();
+    expect(sub.ids()).toEqual(['1']);
+    await live.check();
+    await sleep(bounds.checkGraceMs * 3);
+    await settle();
+    expect(sub.ids()).toEqual(['1', '2']);
+    expect(log.reads).toEqual([expect.objectContaining({ after: '1', before: undefined })]);
+    expect(counts.repaired).toEqual({ check: 1 });
+    // Nothing new: the next check reads the heads only.
+    await live.check();
+    await sleep(bounds.checkGraceMs * 3);
+    expect(log.reads).toHaveLength(1);
+    commit();
+    await settle();
+    expect(sub.ids()).toEqual(['1', '2', '3']);
+  });
+
+  it('leaves to the bus what it brings within the grace after a check', async () => {
+    const sub = consume(await subscribe());
+    bus.paused = true;
+    commit(); // on its way
+    await live.check();
+    for (const held of bus.held.splice(0)) bus.deliver(held.topic, held.message);
+    await sleep(bounds.checkGraceMs * 3);
+    await settle();
+    expect(sub.ids()).toEqual(['1']);
+    expect(log.reads).toEqual([]);
+    expect(counts.repaired).toEqual({});
+  });
+
+  it('reports a check that cannot read the log once until one succeeds again', async () => {
+    consume(await subscribe());
+    log.failHeads = true;
+    await live.check();
+    await live.check();
+    expect(counts.checkFailures).toBe(1);
+    log.failHeads = false;
+    await live.check();
+    log.failHeads = true;
+    await live.check();
+    expect(counts.checkFailures).toBe(2);
+    expect(live.activeSubscriptions).toBe(1);
+  });
+
+  it('counts a check whose read runs past its bound, and checks again at its next round', async () => {
+    const sub = consume(await subscribe());
+    log.commit(); // never published
+    const release = log.hold('heads');
+    await live.check();
+    expect(counts.timeouts).toEqual(['check']);
+    expect(counts.checkFailures).toBe(1);
+    release();
+    await live.check();
+    await sleep(bounds.checkGraceMs * 3);
+    await settle();
+    expect(sub.ids()).toEqual(['1']);
+    expect(live.activeSubscriptions).toBe(1);
+  });
+
+  it('goes live when the bus does not confirm the channel in time; the check brings what it missed', async () => {
+    bus.confirming = false;
+    const sub = consume(await subscribe());
+    expect(counts.timeouts).toEqual(['listen']);
+    log.commit(); // the bus did not carry it
+    await live.check();
+    await sleep(bounds.checkGraceMs * 3);
+    await settle();
+    expect(sub.ids()).toEqual(['1']);
+  });
+
+  it("ends a topic's subscribers with UNAVAILABLE when a catch-up read runs past its bound", async () => {
+    const subs = [consume(await subscribe()), consume(await subscribe())];
+    const release = log.hold();
+    log.commit(); // never published
+    commit(); // its message shows the gap: the read of the log hangs
+    await sleep(bounds.logReadMs * 3);
+    await settle();
+    for (const sub of subs) {
+      expect(sub.items).toMatchObject([{ error: { code: 'UNAVAILABLE' } }]);
+      expect(sub.done()).toBe(true);
+    }
+    expect(counts.timeouts).toEqual(['log']);
+    expect(counts.failures).toEqual(['live-event topic failed']);
+    expect(live.topicCount).toBe(0);
+    release();
+    // A subscriber that comes back resumes after the last event it got.
+    const resumed = consume(await subscribe({ after: '1' }));
+    commit();
+    await settle();
+    expect(resumed.ids()).toEqual(['2', '3']);
   });
 
   it('catches up after the bus reconnected, without waiting for a new event', async () => {

@@ -104,6 +104,7 @@ export async function buildServices(
     config.webhook,
     secrets,
     auth.scopeName('notifications_motion'),
+    signal,
   );
   const dispatcher = new Dispatcher({
     db,

@@ -27,6 +27,7 @@ export const AccountEvents = graphql(`
       accountId
       accessoryId
       eventType
+      eventData
       occurredAt
     }
   }

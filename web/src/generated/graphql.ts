@@ -41,15 +41,18 @@ export type DeliveryState =
   | 'gone'
   | 'pending';
 
-/** The event types of notifications and subscriptions, by their wire names. zones_saved and registration_disabled are streamed to subscribers only: registrations refuse them. */
+/** The event types of notifications and subscriptions, by their wire names. receiver_disabled, receiver_enabled and delivery_exhausted are the operational events of the account's webhook receivers. zones_saved is streamed to subscribers only: registrations refuse it. */
 export type EventType =
   | 'account_deleted'
   | 'activity_created'
   | 'activity_finished'
   | 'activity_media_ready'
   | 'activity_updated'
+  | 'delivery_exhausted'
   | 'motion_ended'
   | 'motion_started'
+  | 'receiver_disabled'
+  | 'receiver_enabled'
   | 'registration_disabled'
   | 'zones_saved';
 

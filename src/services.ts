@@ -10,6 +10,7 @@ import { ConnectionLimiter } from './events/live/connections.ts';
 import { LiveEvents } from './events/live/live-events.ts';
 import { liveObserver } from './events/live/observer.ts';
 import { EventLog } from './events/log.ts';
+import { EventPull } from './events/pull.ts';
 import { createMetrics, type Metrics } from './http/metrics.ts';
 import type { Disposables } from './lifecycle.ts';
 import { Admission } from './limits/admission.ts';
@@ -33,6 +34,8 @@ export interface Services {
   signal: EventSignal;
   /** Live events for GraphQL subscriptions, fed with what `signal` reports committed. */
   live: LiveEvents;
+  /** An account's events from the log after a cursor, waiting on `live` (a long poll). */
+  pull: EventPull;
   /** Live connections (WebSockets, SSE streams) per instance and per token subject. */
   liveConnections: ConnectionLimiter;
   accounts: AccountService;
@@ -136,9 +139,10 @@ export async function buildServices(
     metrics.liveWaitTimeouts.inc({ wait: 'resubscribe' }),
   );
   disposables.defer('event bus', () => bus.close());
+  const log = new EventLog(db);
   const live = new LiveEvents({
     bus,
-    log: new EventLog(db),
+    log,
     observer: liveObserver(metrics, logger),
     bufferEvents: config.live.bufferEvents,
     retentionHours: config.eventLogRetentionHours,
@@ -158,6 +162,7 @@ export async function buildServices(
     auth,
     signal,
     live,
+    pull: new EventPull(log, live, config.eventLogRetentionHours),
     liveConnections: new ConnectionLimiter(
       config.live.maxConnections,
       config.live.maxConnectionsPerSubject,

@@ -162,6 +162,14 @@ export type DashAccessoryEventsSubscriptionVariables = Exact<{
 
 export type DashAccessoryEventsSubscription = { accessoryEvents: { eventId: string, eventType: EventType, eventData: unknown, occurredAt: string } };
 
+export type DashReceiverEventsSubscriptionVariables = Exact<{
+  accountId: string | number;
+  after?: string | null | undefined;
+}>;
+
+
+export type DashReceiverEventsSubscription = { accountEvents: { eventId: string, eventType: EventType, eventData: unknown, occurredAt: string } };
+
 export type DashNotificationsQueryVariables = Exact<{
   accountId: string | number;
 }>;
@@ -380,6 +388,20 @@ export const DashAccessoryEventsDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<DashAccessoryEventsSubscription, DashAccessoryEventsSubscriptionVariables>;
+export const DashReceiverEventsDocument = new TypedDocumentString(`
+    subscription DashReceiverEvents($accountId: ID!, $after: String) {
+  accountEvents(
+    accountId: $accountId
+    eventTypes: [receiver_disabled, receiver_enabled, delivery_exhausted]
+    after: $after
+  ) {
+    eventId
+    eventType
+    eventData
+    occurredAt
+  }
+}
+    `) as unknown as TypedDocumentString<DashReceiverEventsSubscription, DashReceiverEventsSubscriptionVariables>;
 export const DashNotificationsDocument = new TypedDocumentString(`
     query DashNotifications($accountId: ID!) {
   notificationRegistration(accountId: $accountId) {

@@ -11,6 +11,7 @@ import {
 } from '../events/live-helpers.ts';
 import {
   accept,
+  DeleteAccount,
   NotificationDeliveries,
   register,
   SendTestNotification,
@@ -182,6 +183,21 @@ describe.each(backends)('operational events on %s', (backend) => {
     await sleep(500);
     expect(s.live.items).toHaveLength(1);
     expect(await recorded(s.accountId, 'delivery_exhausted')).toHaveLength(1);
+    await s.ws.dispose();
+  });
+
+  it('records no delivery_exhausted for a deleted account', async () => {
+    const s = await setup(['activity_created']);
+    const admin = await t.token(['admin'], 'an-admin');
+    await ok(t, admin, DeleteAccount, { accountId: s.accountId });
+    const [deleted] = await recorded(s.accountId, 'account_deleted');
+    // Sent to every receiver: the failing one discards it.
+    await vi.waitFor(
+      async () => expect((await states(deleted!.id)).sort()).toEqual(['delivered', 'discarded']),
+      { timeout: 15_000, interval: 20 },
+    );
+    await sleep(300);
+    expect(await recorded(s.accountId, 'delivery_exhausted')).toEqual([]);
     await s.ws.dispose();
   });
 

@@ -150,6 +150,10 @@ export async function buildServices(
   });
   disposables.defer('live events', () => live.close());
   signal.subscribe((events) => live.publish(events));
+  const liveConnections = new ConnectionLimiter(
+    config.live.maxConnections,
+    config.live.maxConnectionsPerSubject,
+  );
   const rateLimiter = new RateLimiter(config.limits, config.redisUrl, logger, metrics);
   disposables.defer('rate limiter', () => rateLimiter.close());
   await rateLimiter.ready();
@@ -162,11 +166,8 @@ export async function buildServices(
     auth,
     signal,
     live,
-    pull: new EventPull(log, live, config.eventLogRetentionHours),
-    liveConnections: new ConnectionLimiter(
-      config.live.maxConnections,
-      config.live.maxConnectionsPerSubject,
-    ),
+    pull: new EventPull(log, live, liveConnections, config.eventLogRetentionHours),
+    liveConnections,
     accounts: new AccountService(db, signal),
     accessories,
     activities: new ActivityService(db, accessories, signal, {

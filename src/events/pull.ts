@@ -1,6 +1,7 @@
 import { AppError, invalidArgument } from '../errors.ts';
 import { isBigintId } from '../ids.ts';
 import { within } from './live/bounds.ts';
+import type { ConnectionLimiter, ConnectionOwner } from './live/connections.ts';
 import type { LiveEvents } from './live/live-events.ts';
 import type { EventLogReader, LiveSink } from './live/ports.ts';
 import type { LiveEvent, Stream } from './live/stream.ts';
@@ -17,6 +18,10 @@ export interface PullRequest {
   limit: number;
   /** How long to wait, when nothing follows `after` yet (0: answer at once). */
   waitMs: number;
+  /** Whose pull it is: a waiting one counts as their live connection. */
+  owner: ConnectionOwner;
+  /** Aborted when the caller has gone away: a wait ends then. */
+  signal?: AbortSignal;
 }
 
 export interface PulledPage {
@@ -31,6 +36,10 @@ export interface PulledPage {
 /** A long poll's subscription is read at once: it never backs up, and is never cut. */
 const pollSink: LiveSink = { congested: () => false, cut: () => undefined };
 
+/** When a refused wait may be tried again. */
+const RETRY_AFTER_S = 5;
+const retry = { 'Retry-After': String(RETRY_AFTER_S) };
+
 /**
  * Pull: an account's events from the event log after a cursor, for receivers without an
  * endpoint. The cursor is an event id (a webhook's `webhook-id`, a live event's `eventId`); the
@@ -38,16 +47,24 @@ const pollSink: LiveSink = { congested: () => false, cut: () => undefined };
  * has yields every event once. With nothing there yet it waits, bounded, for the live core to
  * see one of the account's events: the same bus that feeds subscriptions, so an event
  * committed on another instance wakes it too (through Redis, or the core's periodic check of
- * the log).
+ * the log). A waiting pull is a live connection like a WebSocket or an SSE stream: it counts
+ * against the same limits (per instance, and per token subject and client).
  */
 export class EventPull {
   readonly #log: EventLogReader;
   readonly #live: LiveEvents;
+  readonly #connections: ConnectionLimiter;
   readonly #retentionHours: number;
 
-  constructor(log: EventLogReader, live: LiveEvents, retentionHours: number) {
+  constructor(
+    log: EventLogReader,
+    live: LiveEvents,
+    connections: ConnectionLimiter,
+    retentionHours: number,
+  ) {
     this.#log = log;
     this.#live = live;
+    this.#connections = connections;
     this.#retentionHours = retentionHours;
   }
 
@@ -71,7 +88,7 @@ export class EventPull {
     const read = () => this.#log.read(stream, { after: after ?? '0', limit: limit + 1 });
     let rows = await read();
     if (rows.length === 0 && waitMs > 0) {
-      rows = await idle(this.#wait(stream, waitMs, read));
+      rows = await idle(this.#wait(stream, request, read));
       if (rows.length === 0) rows = await read();
     }
     const events = rows.slice(0, limit);
@@ -79,26 +96,66 @@ export class EventPull {
   }
 
   /**
-   * Waits up to `ms` for an event of the stream; answers what `read` found before the wait, or
-   * nothing (the caller reads again after it). Joined to the stream's topic first, then read: what commits after the join
-   * reaches the subscription, what committed before it is in the log.
+   * Waits up to `waitMs` for an event of the stream; answers what `read` found before the wait,
+   * or nothing (the caller reads again after it). Joined to the stream's topic first, then read:
+   * what commits after the join reaches the subscription, what committed before it is in the
+   * log.
    */
-  async #wait(stream: Stream, ms: number, read: () => Promise<LiveEvent[]>): Promise<LiveEvent[]> {
-    let subscription;
+  async #wait(
+    stream: Stream,
+    { waitMs, owner, signal }: PullRequest,
+    read: () => Promise<LiveEvent[]>,
+  ): Promise<LiveEvent[]> {
+    const release = this.#connect(owner);
     try {
-      subscription = await this.#live.subscribe({ stream, sink: pollSink });
-    } catch (err) {
-      if (!(err instanceof AppError) || err.code !== 'UNAVAILABLE') throw err;
-      throw new AppError('UNAVAILABLE', `${err.message}; pull again`, {}, { 'Retry-After': '1' });
-    }
-    try {
-      const rows = await read();
-      if (rows.length > 0) return rows;
-      // An event, the end of the subscription (the instance drains, the topic failed), or time.
-      await within(subscription.next(), ms);
-      return [];
+      let subscription;
+      try {
+        subscription = await this.#live.subscribe({ stream, sink: pollSink });
+      } catch (err) {
+        if (!(err instanceof AppError) || err.code !== 'UNAVAILABLE') throw err;
+        throw new AppError('UNAVAILABLE', `${err.message}; pull again`, {}, retry);
+      }
+      const gone = () => void subscription.return();
+      signal?.addEventListener('abort', gone, { once: true });
+      try {
+        const rows = await read();
+        if (rows.length > 0 || signal?.aborted) return rows;
+        // An event, the end of the subscription (the instance drains, the topic failed, the
+        // caller went away), or time.
+        await within(subscription.next(), waitMs);
+        return [];
+      } finally {
+        signal?.removeEventListener('abort', gone);
+        await subscription.return();
+      }
     } finally {
-      await subscription.return();
+      release();
     }
+  }
+
+  /** Takes a live connection of the instance and of `owner`; answers its release. */
+  #connect(owner: ConnectionOwner): () => void {
+    const connections = this.#connections;
+    if (!connections.open()) {
+      throw new AppError(
+        'UNAVAILABLE',
+        'this instance serves as many live connections as it may; pull again',
+        { retryAfterSeconds: RETRY_AFTER_S },
+        retry,
+      );
+    }
+    if (!connections.claim(owner)) {
+      connections.close();
+      throw new AppError(
+        'RATE_LIMITED',
+        `at most ${connections.maxPerSubject} live connections (waiting pulls included) per token subject and client; pull again later, or without wait`,
+        { retryAfterSeconds: RETRY_AFTER_S, limit: 'LIVE_MAX_CONNECTIONS_PER_SUBJECT' },
+        retry,
+      );
+    }
+    return () => {
+      connections.unclaim(owner);
+      connections.close();
+    };
   }
 }

@@ -100,7 +100,7 @@ export const eventRoutes = [
           .meta({ description: 'More events follow already: pull again at once' }),
       })
       .meta({ id: 'PulledEvents' }),
-    async handle(ctx, { params, query, idle }) {
+    async handle(ctx, { params, query, idle, signal }) {
       const { after } = query;
       if (after !== undefined && !isBigintId(after)) {
         throw invalidArgument('after', 'after must be an eventId: a decimal integer');
@@ -110,7 +110,7 @@ export const eventRoutes = [
       const account = await ctx.ownAccount(params.accountId);
       const page = await ctx.services.pull.page(
         account.accountId,
-        { after, limit, waitMs: wait * 1000 },
+        { after, limit, waitMs: wait * 1000, owner: ctx.principal, signal },
         idle,
       );
       return {

@@ -50,6 +50,8 @@ export interface RestRoute<B extends z.ZodType = z.ZodType, R extends z.ZodType 
        * takes one again after: for a long poll.
        */
       idle<T>(wait: Promise<T>): Promise<T>;
+      /** Aborted once the client has gone away (or the answer went out). */
+      signal: AbortSignal;
     },
   ): Promise<RestResult<z.input<R>>>;
 }
@@ -125,6 +127,8 @@ export class RestRouter {
         end = await enter();
       }
     };
+    const gone = new AbortController();
+    res.once('close', () => gone.abort());
     try {
       return await match.route.handle(ctx, {
         params: match.params,
@@ -132,6 +136,7 @@ export class RestRouter {
         body,
         headers: req.headers,
         idle,
+        signal: gone.signal,
       });
     } finally {
       end();

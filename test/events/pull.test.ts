@@ -76,6 +76,7 @@ describe.each(backends)('pulling events on %s', (backend) => {
       RATE_LIMIT_RPS: '1000',
       RATE_LIMIT_BURST: '1000',
       RATE_LIMIT_CONCURRENCY: '1',
+      LIVE_MAX_CONNECTIONS_PER_SUBJECT: '2',
     });
   });
   afterAll(async () => {
@@ -214,6 +215,31 @@ describe.each(backends)('pulling events on %s', (backend) => {
       hasMore: false,
     });
     expect(t.app.services.live.activeSubscriptions).toBe(0);
+  });
+
+  it('counts a waiting pull as a live connection, and ends its wait when the client goes away', async () => {
+    const s = await setup();
+    const path = `${t.url}/api/accounts/self/events?wait=20`;
+    const headers = { authorization: `Bearer ${s.token}` };
+    const aborts = [new AbortController(), new AbortController()];
+    const waiting = aborts.map((a) =>
+      fetch(path, { headers, signal: a.signal }).catch((err: Error) => err.name),
+    );
+    await waitFor(() => t.app.services.live.activeSubscriptions === 2, 'two pulls waiting');
+    expect(t.app.services.liveConnections.total).toBe(2);
+    // LIVE_MAX_CONNECTIONS_PER_SUBJECT=2: a third waiting pull of the same subject and client.
+    const third = await pull(t, s.token, '?wait=20');
+    expect(third.status).toBe(429);
+    expect(third.body.error).toMatchObject({
+      code: 'RATE_LIMITED',
+      details: { limit: 'LIVE_MAX_CONNECTIONS_PER_SUBJECT' },
+    });
+    // Without waiting it is answered.
+    expect((await pull(t, s.token, '')).status).toBe(200);
+    for (const a of aborts) a.abort();
+    expect(await Promise.all(waiting)).toEqual(['AbortError', 'AbortError']);
+    await waitFor(() => t.app.services.live.activeSubscriptions === 0, 'the waits to end');
+    expect(t.app.services.liveConnections.total).toBe(0);
   });
 
   it('answers an empty page once the wait is over', async () => {

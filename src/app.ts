@@ -4,6 +4,8 @@ import { accessoryRoutes } from './accessories/rest.ts';
 import { accountRoutes } from './accounts/rest.ts';
 import { activityRoutes } from './activities/rest.ts';
 import type { Config } from './config.ts';
+import { asyncApiDocument, openApiWebhooks } from './events/documents.ts';
+import { eventRoutes } from './events/rest.ts';
 import { graphqlHandler, createGraphQL } from './graphql/yoga.ts';
 import { graphqlErrorAnswer } from './graphql/errors.ts';
 import { graphiqlHandler } from './graphql/graphiql.ts';
@@ -64,9 +66,15 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       ...activityRoutes,
       ...zoneRoutes,
       ...notificationRoutes,
+      ...eventRoutes,
     ]);
     const openapi = JSON.stringify(
-      openApiDocument(router.routes, config.scopePrefix, mediaOpenApi(config.scopePrefix)),
+      openApiDocument(
+        router.routes,
+        config.scopePrefix,
+        mediaOpenApi(config.scopePrefix),
+        openApiWebhooks(),
+      ),
     );
     const graphql = createGraphQL(services, await startGraphQLWorkers(services, disposables));
     const lag = new LagMonitor(config.limits.overloadLagMs);
@@ -86,6 +94,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
           db: services.db,
           metrics: services.metrics,
           openapi,
+          asyncapi: JSON.stringify(asyncApiDocument(config.scopePrefix)),
           draining: () => draining,
         }),
         sheddingHandler(lag),

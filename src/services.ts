@@ -10,6 +10,7 @@ import { ConnectionLimiter } from './events/live/connections.ts';
 import { LiveEvents } from './events/live/live-events.ts';
 import { liveObserver } from './events/live/observer.ts';
 import { EventLog } from './events/log.ts';
+import { EventPull } from './events/pull.ts';
 import { createMetrics, type Metrics } from './http/metrics.ts';
 import type { Disposables } from './lifecycle.ts';
 import { Admission } from './limits/admission.ts';
@@ -33,6 +34,8 @@ export interface Services {
   signal: EventSignal;
   /** Live events for GraphQL subscriptions, fed with what `signal` reports committed. */
   live: LiveEvents;
+  /** An account's events from the log after a cursor, waiting on `live` (a long poll). */
+  pull: EventPull;
   /** Live connections (WebSockets, SSE streams) per instance and per token subject. */
   liveConnections: ConnectionLimiter;
   accounts: AccountService;
@@ -104,6 +107,7 @@ export async function buildServices(
     config.webhook,
     secrets,
     auth.scopeName('notifications_motion'),
+    signal,
   );
   const dispatcher = new Dispatcher({
     db,
@@ -135,9 +139,10 @@ export async function buildServices(
     metrics.liveWaitTimeouts.inc({ wait: 'resubscribe' }),
   );
   disposables.defer('event bus', () => bus.close());
+  const log = new EventLog(db);
   const live = new LiveEvents({
     bus,
-    log: new EventLog(db),
+    log,
     observer: liveObserver(metrics, logger),
     bufferEvents: config.live.bufferEvents,
     retentionHours: config.eventLogRetentionHours,
@@ -145,6 +150,10 @@ export async function buildServices(
   });
   disposables.defer('live events', () => live.close());
   signal.subscribe((events) => live.publish(events));
+  const liveConnections = new ConnectionLimiter(
+    config.live.maxConnections,
+    config.live.maxConnectionsPerSubject,
+  );
   const rateLimiter = new RateLimiter(config.limits, config.redisUrl, logger, metrics);
   disposables.defer('rate limiter', () => rateLimiter.close());
   await rateLimiter.ready();
@@ -157,10 +166,8 @@ export async function buildServices(
     auth,
     signal,
     live,
-    liveConnections: new ConnectionLimiter(
-      config.live.maxConnections,
-      config.live.maxConnectionsPerSubject,
-    ),
+    pull: new EventPull(log, live, liveConnections, config.eventLogRetentionHours),
+    liveConnections,
     accounts: new AccountService(db, signal),
     accessories,
     activities: new ActivityService(db, accessories, signal, {

@@ -133,9 +133,14 @@ export function pathParametersOf(path: string): object[] {
   }));
 }
 
-/** The security requirements of an operation: a bearer token with any one of the scopes. */
+/**
+ * The security requirements of an operation: a bearer token with any one of the scopes (none:
+ * any valid token).
+ */
 export const anyScope = (scopePrefix: string, scopes: readonly ScopeName[]) =>
-  scopes.map((scope) => ({ bearer: [fullScopeName(scopePrefix, scope)] }));
+  scopes.length === 0
+    ? [{ bearer: [] }]
+    : scopes.map((scope) => ({ bearer: [fullScopeName(scopePrefix, scope)] }));
 
 /** A JSON content map. */
 export const json = (schema: unknown) => ({ 'application/json': { schema } });
@@ -154,16 +159,20 @@ type JsonSchema = Record<string, unknown>;
 
 /**
  * JSON Schemas from zod schemas, collecting every schema with an `id` (`.meta({ id })`) as a
- * component that the others refer to.
+ * component that the others refer to: JSON Schema 2020-12 (OpenAPI 3.1's), or draft 7 (what an
+ * AsyncAPI 3 Schema Object extends).
  */
-class Schemas {
+export class Schemas {
   readonly components: Record<string, JsonSchema> = {};
 
+  constructor(readonly target: 'draft-2020-12' | 'draft-7' = 'draft-2020-12') {}
+
   of(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
-    const generated = z.toJSONSchema(schema, { io }) as JsonSchema;
-    const { $defs = {}, ...root } = generated;
+    const generated = z.toJSONSchema(schema, { io, target: this.target }) as JsonSchema;
+    const { $defs = {}, definitions = {}, ...root } = generated;
     delete root.$schema;
-    for (const [id, def] of Object.entries($defs as Record<string, JsonSchema>)) {
+    const defs = { ...($defs as JsonSchema), ...(definitions as JsonSchema) };
+    for (const [id, def] of Object.entries(defs as Record<string, JsonSchema>)) {
       const component = this.#refs(def);
       if (this.components[id] && !isDeepStrictEqual(this.components[id], component)) {
         throw new Error(`two different schemas are named ${id}`);
@@ -185,13 +194,29 @@ class Schemas {
 
   #refs(schema: JsonSchema): JsonSchema {
     return JSON.parse(
-      JSON.stringify(schema).replaceAll('"#/$defs/', '"#/components/schemas/'),
+      JSON.stringify(schema)
+        .replaceAll('"#/$defs/', '"#/components/schemas/')
+        .replaceAll('"#/definitions/', '"#/components/schemas/'),
     ) as JsonSchema;
   }
 }
 
+/** A route's query parameters, each described by its member of `route.query`. */
+function queryParametersOf(route: RestRoute, schemas: Schemas): object[] {
+  return Object.entries(route.query?.shape ?? {}).map(([name, member]) => {
+    const { description, ...schema } = schemas.of(member as z.ZodType, 'input');
+    return {
+      name,
+      in: 'query',
+      required: !(member as z.ZodType).safeParse(undefined).success,
+      ...(description !== undefined && { description }),
+      schema,
+    };
+  });
+}
+
 function routeOperation(route: RestRoute, scopePrefix: string, schemas: Schemas): object {
-  const hasParams = route.path.includes('{');
+  const hasParams = route.path.includes('{') || route.query !== undefined;
   const errors: ErrorResponse[] = [
     ...(route.body || hasParams ? (['BadRequest'] as const) : []),
     'Unauthenticated',
@@ -212,7 +237,7 @@ function routeOperation(route: RestRoute, scopePrefix: string, schemas: Schemas)
     operationId: route.operationId,
     summary: route.summary,
     security: anyScope(scopePrefix, route.scopes),
-    parameters: pathParametersOf(route.path),
+    parameters: [...pathParametersOf(route.path), ...queryParametersOf(route, schemas)],
     ...(route.body && {
       requestBody: {
         // An empty body reads as `{}`: required only where `{}` is not a valid body.
@@ -230,11 +255,15 @@ function routeOperation(route: RestRoute, scopePrefix: string, schemas: Schemas)
   };
 }
 
-/** The OpenAPI 3.1 description of the REST routes, built from the same route table they run on. */
+/**
+ * The OpenAPI 3.1 description of the REST routes, built from the same route table they run on;
+ * `webhooks` are the document's webhooks (path items whose zod schemas become JSON Schemas).
+ */
 export function openApiDocument(
   routes: RestRoute[],
   scopePrefix: string,
   extra: DocumentedOperation[] = [],
+  webhooks: Record<string, object> = {},
 ): object {
   const schemas = new Schemas();
   const errorSchema = schemas.of(errorBody, 'output');
@@ -258,6 +287,7 @@ export function openApiDocument(
         'The REST part of the API; GraphQL (queries, mutations, subscriptions) is at /graphql. docs/api.md describes both.',
     },
     paths,
+    webhooks: schemas.resolve(webhooks),
     components: {
       schemas: schemas.components,
       responses: Object.fromEntries(

@@ -9,17 +9,23 @@ export interface OperationsOptions {
   metrics: Pick<Metrics, 'registry'>;
   /** The OpenAPI document, serialized once. */
   openapi: string;
+  /** The AsyncAPI document of the events, serialized once. */
+  asyncapi: string;
   /** True once the app drains: /readyz answers 503. */
   draining(): boolean;
 }
 
-const paths = new Set(['/healthz', '/readyz', '/metrics', '/openapi.json']);
+const paths = new Set(['/healthz', '/readyz', '/metrics', '/openapi.json', '/asyncapi.json']);
 
-/** `/healthz` (the process is up), `/readyz` (the database answers, not draining), `/metrics`, `/openapi.json`. */
+/**
+ * `/healthz` (the process is up), `/readyz` (the database answers, not draining), `/metrics`,
+ * `/openapi.json`, `/asyncapi.json`.
+ */
 export function operationsHandler({
   db,
   metrics,
   openapi,
+  asyncapi,
   draining,
 }: OperationsOptions): HttpHandler {
   return async (req, res, pathname) => {
@@ -40,8 +46,9 @@ export function operationsHandler({
         res.end(await metrics.registry.metrics());
         return pathname;
       case '/openapi.json':
+      case '/asyncapi.json':
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(openapi);
+        res.end(pathname === '/openapi.json' ? openapi : asyncapi);
         return pathname;
       default:
         return undefined;

@@ -24,8 +24,14 @@ export interface RestRoute<B extends z.ZodType = z.ZodType, R extends z.ZodType 
   /** Unique across the API; typed clients name their methods by it. */
   operationId: string;
   summary: string;
-  /** The caller needs at least one of these. */
+  /** The caller needs at least one of these; none: any valid token will do. */
   scopes: ScopeName[];
+  /**
+   * The query parameters it takes, each described by its member (a parameter it does not name
+   * is a 400; without `query` the query is ignored); the handler gets them as strings and checks
+   * their values.
+   */
+  query?: z.ZodObject;
   /** The JSON request body; an empty body is parsed as `{}`. */
   body?: B;
   /** The body may also be `application/x-ndjson`, read as the array of its lines. */
@@ -34,7 +40,19 @@ export interface RestRoute<B extends z.ZodType = z.ZodType, R extends z.ZodType 
   response?: R;
   handle(
     ctx: RequestContext,
-    input: { params: Record<string, string>; body: z.infer<B>; headers: IncomingHttpHeaders },
+    input: {
+      params: Record<string, string>;
+      query: Record<string, string>;
+      body: z.infer<B>;
+      headers: IncomingHttpHeaders;
+      /**
+       * Waits for `wait` without holding the caller's share of the instance (admission), and
+       * takes one again after: for a long poll.
+       */
+      idle<T>(wait: Promise<T>): Promise<T>;
+      /** Aborted once the client has gone away (or the answer went out). */
+      signal: AbortSignal;
+    },
   ): Promise<RestResult<z.input<R>>>;
 }
 
@@ -92,19 +110,57 @@ export class RestRouter {
     match: Match,
   ): Promise<RestResult> {
     const ctx = await admit(services, req.headers.authorization, res);
-    ctx.require(...match.route.scopes);
+    if (match.route.scopes.length > 0) ctx.require(...match.route.scopes);
     for (const [name, value] of Object.entries(match.params)) checkPathParameter(name, value);
+    const query = queryParameters(req.url, match.route.query);
     const raw = match.route.body
       ? await readJsonBody(req, services.config.maxBodyBytes, match.route.ndjson)
       : undefined;
     const body = match.route.body ? parseInput(match.route.body, raw) : undefined;
-    const end = await services.admission.enter(ctx.principal);
+    const enter = () => services.admission.enter(ctx.principal);
+    let end = await enter();
+    const idle = async <T>(wait: Promise<T>): Promise<T> => {
+      end();
+      try {
+        return await wait;
+      } finally {
+        end = await enter();
+      }
+    };
+    const gone = new AbortController();
+    res.once('close', () => gone.abort());
     try {
-      return await match.route.handle(ctx, { params: match.params, body, headers: req.headers });
+      return await match.route.handle(ctx, {
+        params: match.params,
+        query,
+        body,
+        headers: req.headers,
+        idle,
+        signal: gone.signal,
+      });
     } finally {
       end();
     }
   }
+}
+
+/**
+ * The query of a request target for a route that takes one: each parameter once, and named by
+ * `schema` (else a 400). A route without a query schema ignores the query, as it always has.
+ */
+function queryParameters(target = '/', schema: z.ZodObject | undefined): Record<string, string> {
+  const query: Record<string, string> = {};
+  if (!schema) return query;
+  const url = new URL(
+    target.startsWith('/') ? `http://localhost${target}` : target,
+    'http://localhost',
+  );
+  for (const [name, value] of url.searchParams) {
+    if (!(name in schema.shape)) throw invalidArgument(name, `unknown query parameter ${name}`);
+    if (name in query) throw invalidArgument(name, `${name} is given more than once`);
+    query[name] = value;
+  }
+  return query;
 }
 
 function decodeSegment(name: string, segment: string): string {

@@ -1,5 +1,9 @@
 import { AppError, invalidArgument } from '../errors.ts';
-import { recordedEventTypes } from '../events/types.ts';
+import {
+  deprecatedEventTypes,
+  recordedEventTypes,
+  type RecordedEventType,
+} from '../events/types.ts';
 import { builder, scopedLoader } from '../graphql/builder.ts';
 import { callerOf, motionAllowed } from './caller.ts';
 import { MAX_PER_SECOND_MAX } from './registration.ts';
@@ -9,9 +13,17 @@ import type { AttemptView, DeliveryView, RegistrationView } from './views.ts';
 /** The contract's event types, by their wire names. */
 export const EventTypeRef = builder.enumType('EventType', {
   description:
-    'The event types of notifications and subscriptions, by their wire names. zones_saved and registration_disabled are streamed to subscribers only: registrations refuse them.',
+    "The event types of notifications and subscriptions, by their wire names. receiver_disabled, receiver_enabled and delivery_exhausted are the operational events of the account's webhook receivers. zones_saved is streamed to subscribers only: registrations refuse it.",
   // Every type the event log records, so that subscriptions can stream them all.
-  values: recordedEventTypes,
+  values: Object.fromEntries(
+    recordedEventTypes.map((type) => {
+      const replacement = deprecatedEventTypes[type as keyof typeof deprecatedEventTypes];
+      return [
+        type,
+        replacement ? { deprecationReason: `No longer recorded: use ${replacement}.` } : {},
+      ];
+    }),
+  ) as Record<RecordedEventType, { deprecationReason?: string }>,
 });
 
 const DeliveryStateRef = builder.enumType('DeliveryState', {

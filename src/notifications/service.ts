@@ -1,7 +1,10 @@
+import type pg from 'pg';
 import type { WebhookConfig } from '../config.ts';
 import { conflict, invalidArgument, notFound, permissionDenied } from '../errors.ts';
 import { isBigintId } from '../ids.ts';
-import { inTransaction, type Database } from '../storage/database.ts';
+import { recordEvents, type EventSignal } from '../events/outbox.ts';
+import type { NewEvent } from '../events/types.ts';
+import { inTransaction, sqlTx, type Database } from '../storage/database.ts';
 import { currentTraceparent } from '../telemetry/tracing.ts';
 import { checkRegistration, MOTION_EVENT_TYPES, type RegistrationInput } from './registration.ts';
 import type { DeliveryState } from './delivery/policy.ts';
@@ -30,16 +33,46 @@ export const MAX_DELIVERIES_PAGE = 100;
 /** What enabling a registration sets (re-registering, `enable`): active, no failures counted. */
 const ENABLED = 'disabled_at = NULL, disabled_reason = NULL, failing_since = NULL';
 
+/**
+ * The `receiver_enabled` event of a registration that a change enabled (none when it was not
+ * disabled): `cause` is `enable` (the enable operation) or `register` (registered again).
+ */
+function enabledEvents(
+  row: RegistrationRow,
+  wasDisabledAt: Date | null,
+  cause: 'enable' | 'register',
+): NewEvent[] {
+  if (wasDisabledAt === null || row.disabled_at !== null) return [];
+  return [
+    {
+      accountId: row.account_id,
+      accessoryId: null,
+      eventType: 'receiver_enabled',
+      eventData: {
+        clientId: row.client_id,
+        url: row.url,
+        disabledAt: wasDisabledAt.toISOString(),
+        enabledAt: new Date().toISOString(),
+        cause,
+      },
+    },
+  ];
+}
+
 /** Registrations, the delivery log, redelivery and test sends: the caller's own, always. */
 export class NotificationService {
   #wake: () => void = () => undefined;
 
-  /** `motionScope`: the full name of the scope motion types need, named by their 403. */
+  /**
+   * `motionScope`: the full name of the scope motion types need, named by their 403. `signal`
+   * hears of the `receiver_enabled` events that enabling records.
+   */
   constructor(
     private readonly db: Database,
     private readonly webhook: WebhookConfig,
     private readonly secrets: SecretBox,
     private readonly motionScope: string,
+    private readonly signal: EventSignal,
   ) {}
 
   /** Lets queued work wake the dispatcher (set once it exists). */
@@ -50,7 +83,7 @@ export class NotificationService {
   /**
    * Creates or overwrites the caller's registration. Deliveries still pending for the
    * registration follow it to the new url and key. A disabled registration is enabled again
-   * (its failures forgotten). Committed before it returns. The input is checked first (400s),
+   * (its failures forgotten, a `receiver_enabled` event recorded). Committed before it returns. The input is checked first (400s),
    * then motion types need `motionAllowed` (403).
    */
   async register(
@@ -73,7 +106,7 @@ export class NotificationService {
       userData: checked.userData === null ? null : JSON.stringify(checked.userData),
     };
     try {
-      return await inTransaction(this.db.pool, async (client) => {
+      return await this.#enabling(caller, 'register', async (client) => {
         const { rows } = await client.query<RegistrationRow>(
           `INSERT INTO notification_registrations AS r
                   (account_id, client_id, url, origin, auth_key, event_types, user_data, filter,
@@ -98,7 +131,7 @@ export class NotificationService {
           ],
         );
         await retargetPending(client, target);
-        return registrationView(rows[0]!);
+        return rows[0]!;
       });
     } catch (err) {
       // The account was deleted meanwhile.
@@ -117,19 +150,45 @@ export class NotificationService {
   }
 
   /**
-   * Enables the caller's registration again after it was disabled (its failures forgotten);
-   * notifications of events from now on are sent. A registration that is not disabled stays as
-   * it is. 404 without one.
+   * Enables the caller's registration again after it was disabled (its failures forgotten, a
+   * `receiver_enabled` event recorded); notifications of events from now on are sent. A
+   * registration that is not disabled stays as it is. 404 without one.
    */
   async enable(caller: Caller): Promise<RegistrationView> {
-    const { rows } = await this.db.pool.query<RegistrationRow>(
-      `UPDATE notification_registrations SET ${ENABLED}
-        WHERE account_id = $1 AND client_id = $2
-        RETURNING ${REGISTRATION_COLUMNS}`,
-      [caller.accountId, caller.clientId],
-    );
-    if (!rows[0]) throw notFound('registration');
-    return registrationView(rows[0]);
+    return this.#enabling(caller, 'enable', async (client) => {
+      const { rows } = await client.query<RegistrationRow>(
+        `UPDATE notification_registrations SET ${ENABLED}
+          WHERE account_id = $1 AND client_id = $2
+          RETURNING ${REGISTRATION_COLUMNS}`,
+        [caller.accountId, caller.clientId],
+      );
+      if (!rows[0]) throw notFound('registration');
+      return rows[0];
+    });
+  }
+
+  /**
+   * Runs a change of the caller's registration that may enable it, in one transaction with its
+   * `receiver_enabled` event (when it was disabled before: its row is locked first to tell),
+   * and reports the event once committed.
+   */
+  async #enabling(
+    caller: Caller,
+    cause: 'enable' | 'register',
+    change: (client: pg.PoolClient) => Promise<RegistrationRow>,
+  ): Promise<RegistrationView> {
+    const { row, stored } = await inTransaction(this.db.pool, async (client) => {
+      const { rows: before } = await client.query<{ disabled_at: Date | null }>(
+        `SELECT disabled_at FROM notification_registrations
+          WHERE account_id = $1 AND client_id = $2 FOR UPDATE`,
+        [caller.accountId, caller.clientId],
+      );
+      const row = await change(client);
+      const events = enabledEvents(row, before[0]?.disabled_at ?? null, cause);
+      return { row, stored: await recordEvents(sqlTx(client), events) };
+    });
+    this.signal.committed(stored);
+    return registrationView(row);
   }
 
   /** Removes the caller's registration and drops what is still queued for it; false if none. */

@@ -6,6 +6,7 @@ import { accountRoutes } from '../../src/accounts/rest.ts';
 import { activityRoutes, listBody } from '../../src/activities/rest.ts';
 import { errorStatus } from '../../src/errors.ts';
 import { schema } from '../../src/graphql/schema.ts';
+import { eventRoutes } from '../../src/events/rest.ts';
 import { notificationRoutes } from '../../src/notifications/rest.ts';
 import { zoneRoutes } from '../../src/zones/rest.ts';
 
@@ -24,11 +25,14 @@ describe('docs/api.md', () => {
       ...activityRoutes,
       ...zoneRoutes,
       ...notificationRoutes,
+      ...eventRoutes,
     ];
     expect(missing(routes.map((r) => r.path))).toEqual([]);
     expect(missing(Object.keys(listBody.shape))).toEqual([]);
     const media = ['/image', '/mp4', '/mpd', '/dash/{file}', '/hls/activity.m3u8', '/hls/{file}'];
-    expect(missing([...media, 'signed/{signature}', '/openapi.json'])).toEqual([]);
+    expect(missing([...media, 'signed/{signature}', '/openapi.json', '/asyncapi.json'])).toEqual(
+      [],
+    );
     expect(missing(['url', 'authKey', 'eventTypes', 'userData', 'zones', 'lastModified'])).toEqual(
       [],
     );

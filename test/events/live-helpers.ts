@@ -5,6 +5,7 @@ import { vi } from 'vitest';
 import WebSocket from 'ws';
 import { graphql } from '../generated/index.ts';
 import type { TestApp } from '../helpers/app.ts';
+import { checkReceived, liveEventProblems } from '../helpers/catalog.ts';
 import { CreateActivity, ok } from '../helpers/fixtures.ts';
 
 export const AccessoryEvents = graphql(`
@@ -27,6 +28,7 @@ export const AccountEvents = graphql(`
       accountId
       accessoryId
       eventType
+      eventData
       occurredAt
     }
   }
@@ -93,7 +95,10 @@ export interface Subscription<T> {
   unsubscribe(): void;
 }
 
-/** Subscribes and collects the subscription's payloads (the field's value). */
+/**
+ * Subscribes and collects the subscription's payloads (the field's value), each checked against
+ * the event catalog (test/helpers/catalog.ts).
+ */
 export function subscribe<T, V>(
   client: Client,
   document: TypedDocumentNode<T, V>,
@@ -109,7 +114,11 @@ export function subscribe<T, V>(
     {
       next: (result) => {
         if (result.errors) errors.push(...result.errors);
-        if (result.data) items.push(pick(result.data as T));
+        if (result.data) {
+          const item = pick(result.data as T);
+          checkReceived('live event', item, liveEventProblems);
+          items.push(item);
+        }
       },
       error: (err) => {
         errors.push(err);
@@ -170,7 +179,18 @@ export interface SseEvent {
   data: string;
 }
 
-/** A subscription over SSE with plain fetch, reading the event stream as it comes. */
+/** Checks the events of an SSE `next` result (each field's value) against the event catalog. */
+function checkLiveResult(data: string): void {
+  const result = JSON.parse(data) as { data?: Record<string, unknown> | null };
+  for (const event of Object.values(result.data ?? {})) {
+    checkReceived('live event over SSE', event, liveEventProblems);
+  }
+}
+
+/**
+ * A subscription over SSE with plain fetch, reading the event stream as it comes; each event's
+ * payload is checked against the event catalog (test/helpers/catalog.ts).
+ */
 export async function sse<V>(
   url: string,
   token: string | undefined,
@@ -213,7 +233,10 @@ export async function sse<V>(
             if (line.startsWith('event:')) event = line.slice(6).trim();
             else if (line.startsWith('data:')) data.push(line.slice(5).trimStart());
           }
-          if (data.length > 0 || event !== 'message') events.push({ event, data: data.join('\n') });
+          if (data.length > 0 || event !== 'message') {
+            events.push({ event, data: data.join('\n') });
+            if (event === 'next') checkLiveResult(data.join('\n'));
+          }
         }
       }
     } catch (err) {

@@ -126,7 +126,11 @@ describe.each(matrix)('live events on %s with the %s pub/sub', (backend, bus) =>
           accountId: s.accountId,
           accessoryId: s.accessoryId,
           eventType: 'motion_started',
-          eventData: { accessoryId: s.accessoryId, motionZones: [], timestamp: '' },
+          eventData: {
+            accessoryId: s.accessoryId,
+            motionZones: [],
+            timestamp: new Date().toISOString(),
+          },
         },
       ]),
     );

@@ -140,6 +140,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/event-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The event catalog: every event type, what carries it and the JSON Schemas of its eventData, webhook body and event */
+        get: operations["listEventTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/accounts/{accountId}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's events after a cursor, in order (the ids of live events and webhook-ids); waits up to `wait` seconds for one when there is none yet */
+        get: operations["pullEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/accessories/{accessoryId}/export.mp4": {
         parameters: {
             query?: never;
@@ -485,7 +519,228 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    activity_created: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An activity was created
+         * @description Sent to each registration of the account that lists the type, signed (Standard Webhooks). Answer 2xx to accept it; any other answer or none is retried, then discarded.
+         */
+        post: operations["notifyActivityCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    activity_updated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An activity in progress changed
+         * @description Sent to each registration of the account that lists the type, signed (Standard Webhooks). Answer 2xx to accept it; any other answer or none is retried, then discarded.
+         */
+        post: operations["notifyActivityUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    activity_finished: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An activity ended (its endTime was set, or a newer activity started)
+         * @description Sent to each registration of the account that lists the type, signed (Standard Webhooks). Answer 2xx to accept it; any other answer or none is retried, then discarded.
+         */
+        post: operations["notifyActivityFinished"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    activity_media_ready: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A finished activity's clip is stored and packaged (once per activity)
+         * @description Sent to each registration of the account that lists the type, signed (Standard Webhooks). Answer 2xx to accept it; any other answer or none is retried, then discarded.
+         */
+        post: operations["notifyActivityMediaReady"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    motion_started: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The camera saw motion start (registering it needs notifications_motion)
+         * @description Sent to each registration of the account that lists the type, signed (Standard Webhooks). Answer 2xx to accept it; any other answer or none is retried, then discarded.
+         */
+        post: operations["notifyMotionStarted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    motion_ended: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The camera saw motion end (registering it needs notifications_motion)
+         * @description Sent to each registration of the account that lists the type, signed (Standard Webhooks). Answer 2xx to accept it; any other answer or none is retried, then discarded.
+         */
+        post: operations["notifyMotionEnded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    account_deleted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The account was deleted: the last event of the account; every receiver gets it, listed or not
+         * @description Sent to each registration of the account that lists the type, signed (Standard Webhooks). Answer 2xx to accept it; any other answer or none is retried, then discarded.
+         */
+        post: operations["notifyAccountDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    receiver_disabled: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A receiver of the account was disabled for failing
+         * @description Sent to each registration of the account that lists the type, signed (Standard Webhooks). Answer 2xx to accept it; any other answer or none is retried, then discarded.
+         */
+        post: operations["notifyReceiverDisabled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    receiver_enabled: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A disabled receiver of the account was enabled again
+         * @description Sent to each registration of the account that lists the type, signed (Standard Webhooks). Answer 2xx to accept it; any other answer or none is retried, then discarded.
+         */
+        post: operations["notifyReceiverEnabled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    delivery_exhausted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A notification to a receiver of the account was discarded after its last attempt
+         * @description Sent to each registration of the account that lists the type, signed (Standard Webhooks). Answer 2xx to accept it; any other answer or none is retried, then discarded.
+         */
+        post: operations["notifyDeliveryExhausted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    test_notification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sent by sendTestNotification; no event, not registrable
+         * @description Sent to each registration of the account that lists the type, signed (Standard Webhooks). Answer 2xx to accept it; any other answer or none is retried, then discarded.
+         */
+        post: operations["notifyTestNotification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         Error: {
@@ -681,7 +936,7 @@ export interface components {
             /** @description The OAuth client the registration belongs to */
             clientId: string;
             url: string;
-            eventTypes: ("activity_created" | "activity_updated" | "activity_finished" | "activity_media_ready" | "motion_started" | "motion_ended" | "account_deleted")[];
+            eventTypes: ("activity_created" | "activity_updated" | "activity_finished" | "activity_media_ready" | "motion_started" | "motion_ended" | "account_deleted" | "receiver_disabled" | "receiver_enabled" | "delivery_exhausted")[];
             userData: {
                 [key: string]: unknown;
             } | null;
@@ -709,7 +964,7 @@ export interface components {
             /** @description The HMAC key of the signatures; never returned */
             authKey: string;
             /** @description motion_* require notifications_motion; account_deleted is always sent */
-            eventTypes: ("activity_created" | "activity_updated" | "activity_finished" | "activity_media_ready" | "motion_started" | "motion_ended" | "account_deleted")[];
+            eventTypes: ("activity_created" | "activity_updated" | "activity_finished" | "activity_media_ready" | "motion_started" | "motion_ended" | "account_deleted" | "receiver_disabled" | "receiver_enabled" | "delivery_exhausted")[];
             /** @description Echoed in every notification; a JSON object of at most 4096 bytes; null or left out: none */
             userData?: {
                 [key: string]: unknown;
@@ -721,6 +976,308 @@ export interface components {
         };
         /** @description Nothing: `{}` or an empty body */
         EnableNotificationsInput: Record<string, never>;
+        EventTypes: components["schemas"]["EventTypeDescription"][];
+        EventTypeDescription: {
+            eventType: string;
+            description: string;
+            /** @description Registrations may list it */
+            registrable: boolean;
+            /** @description What carries it: webhook notifications, live subscriptions (accountEvents, accessoryEvents), pull */
+            channels: ("webhook" | "live" | "pull")[];
+            /** @description Why not to use it; null: current */
+            deprecated: string | null;
+            /** @description The JSON Schema (2020-12) of its eventData */
+            schema: {
+                [key: string]: unknown;
+            };
+            /** @description The JSON Schema of its whole webhook body; null: not sent to receivers */
+            webhookSchema: {
+                [key: string]: unknown;
+            } | null;
+            /** @description The JSON Schema of the event as live subscriptions stream it and pull answers it; null: not an event of the log */
+            eventSchema: {
+                [key: string]: unknown;
+            } | null;
+        };
+        PulledEvents: {
+            events: components["schemas"]["Event"][];
+            /** @description Pass it as `after` to continue: the last event's id, else the `after` given; null: no event yet (pull again without after) */
+            next: string | null;
+            /** @description More events follow already: pull again at once */
+            hasMore: boolean;
+        };
+        /** @description An event of the log; eventData as its eventType says */
+        Event: components["schemas"]["ActivityCreatedEvent"] | components["schemas"]["ActivityUpdatedEvent"] | components["schemas"]["ActivityFinishedEvent"] | components["schemas"]["ActivityMediaReadyEvent"] | components["schemas"]["MotionStartedEvent"] | components["schemas"]["MotionEndedEvent"] | components["schemas"]["AccountDeletedEvent"] | components["schemas"]["ReceiverDisabledEvent"] | components["schemas"]["ReceiverEnabledEvent"] | components["schemas"]["DeliveryExhaustedEvent"] | components["schemas"]["ZonesSavedEvent"] | components["schemas"]["RegistrationDisabledEvent"];
+        /** @description An activity was created */
+        ActivityCreatedEvent: {
+            /** @description Increases in commit order per account; the webhook-id of its notifications; pass it as `after` to resume */
+            eventId: string;
+            accountId: components["schemas"]["Uuid"];
+            /** @description null for an event of the account */
+            accessoryId: components["schemas"]["Uuid"] | null;
+            /** @constant */
+            eventType: "activity_created";
+            eventData: components["schemas"]["ActivityEventData"];
+            /** @description When it was recorded */
+            occurredAt: components["schemas"]["Timestamp"];
+        };
+        /** @description The activity as the change left it (as read by id, without media) */
+        ActivityEventData: {
+            /** @description The UTC second of creation */
+            activityId: string;
+            accessoryId: components["schemas"]["Uuid"];
+            startTime: components["schemas"]["Timestamp"];
+            /** @description null while in progress */
+            endTime: components["schemas"]["Timestamp"] | null;
+            /** @description Milliseconds; null while in progress */
+            playbackDuration: number | null;
+            relevanceLevel: number;
+            inProgress: boolean;
+            /** @description Zone ids: z1..z5, zR */
+            motionZones: string[];
+            /** @description Cells of the 16x8 grid over the frame, 0 top-left, row-major */
+            objectLocations: number[];
+            /** @description The activity's changes so far, 1 for its creation: keep the highest per activity and ignore lower ones */
+            sequence: number;
+            /** @description When the change was written */
+            occurredAt: components["schemas"]["Timestamp"];
+        };
+        /** @description An activity in progress changed */
+        ActivityUpdatedEvent: {
+            /** @description Increases in commit order per account; the webhook-id of its notifications; pass it as `after` to resume */
+            eventId: string;
+            accountId: components["schemas"]["Uuid"];
+            /** @description null for an event of the account */
+            accessoryId: components["schemas"]["Uuid"] | null;
+            /** @constant */
+            eventType: "activity_updated";
+            eventData: components["schemas"]["ActivityEventData"];
+            /** @description When it was recorded */
+            occurredAt: components["schemas"]["Timestamp"];
+        };
+        /** @description An activity ended (its endTime was set, or a newer activity started) */
+        ActivityFinishedEvent: {
+            /** @description Increases in commit order per account; the webhook-id of its notifications; pass it as `after` to resume */
+            eventId: string;
+            accountId: components["schemas"]["Uuid"];
+            /** @description null for an event of the account */
+            accessoryId: components["schemas"]["Uuid"] | null;
+            /** @constant */
+            eventType: "activity_finished";
+            eventData: components["schemas"]["ActivityEventData"];
+            /** @description When it was recorded */
+            occurredAt: components["schemas"]["Timestamp"];
+        };
+        /** @description A finished activity's clip is stored and packaged (once per activity) */
+        ActivityMediaReadyEvent: {
+            /** @description Increases in commit order per account; the webhook-id of its notifications; pass it as `after` to resume */
+            eventId: string;
+            accountId: components["schemas"]["Uuid"];
+            /** @description null for an event of the account */
+            accessoryId: components["schemas"]["Uuid"] | null;
+            /** @constant */
+            eventType: "activity_media_ready";
+            eventData: components["schemas"]["MediaReadyEventData"];
+            /** @description When it was recorded */
+            occurredAt: components["schemas"]["Timestamp"];
+        };
+        /** @description The finished activity with signed media URLs, once its clip is stored and packaged */
+        MediaReadyEventData: {
+            /** @description The UTC second of creation */
+            activityId: string;
+            accessoryId: components["schemas"]["Uuid"];
+            startTime: components["schemas"]["Timestamp"];
+            /** @description null while in progress */
+            endTime: components["schemas"]["Timestamp"] | null;
+            /** @description Milliseconds; null while in progress */
+            playbackDuration: number | null;
+            relevanceLevel: number;
+            inProgress: boolean;
+            /** @description Zone ids: z1..z5, zR */
+            motionZones: string[];
+            /** @description Cells of the 16x8 grid over the frame, 0 top-left, row-major */
+            objectLocations: number[];
+            /** @description null without any media */
+            media: components["schemas"]["ActivityMedia"] | null;
+            /** @description When the signed media URLs expire */
+            mediaExpiresAt: components["schemas"]["Timestamp"];
+            packaging: {
+                /**
+                 * @description ready: HLS and DASH exist; failed: packaging gave up (error says why); unavailable: the service has no ffmpeg
+                 * @enum {string}
+                 */
+                status: "ready" | "failed" | "unavailable";
+                error: string | null;
+            };
+        };
+        /** @description The camera saw motion start (registering it needs notifications_motion) */
+        MotionStartedEvent: {
+            /** @description Increases in commit order per account; the webhook-id of its notifications; pass it as `after` to resume */
+            eventId: string;
+            accountId: components["schemas"]["Uuid"];
+            /** @description null for an event of the account */
+            accessoryId: components["schemas"]["Uuid"] | null;
+            /** @constant */
+            eventType: "motion_started";
+            eventData: components["schemas"]["MotionEventData"];
+            /** @description When it was recorded */
+            occurredAt: components["schemas"]["Timestamp"];
+        };
+        MotionEventData: {
+            accessoryId: components["schemas"]["Uuid"];
+            /** @description Zone ids: z1..z5, zR */
+            motionZones: string[];
+            /** @description When the motion started or ended */
+            timestamp: components["schemas"]["Timestamp"];
+        };
+        /** @description The camera saw motion end (registering it needs notifications_motion) */
+        MotionEndedEvent: {
+            /** @description Increases in commit order per account; the webhook-id of its notifications; pass it as `after` to resume */
+            eventId: string;
+            accountId: components["schemas"]["Uuid"];
+            /** @description null for an event of the account */
+            accessoryId: components["schemas"]["Uuid"] | null;
+            /** @constant */
+            eventType: "motion_ended";
+            eventData: components["schemas"]["MotionEventData"];
+            /** @description When it was recorded */
+            occurredAt: components["schemas"]["Timestamp"];
+        };
+        /** @description The account was deleted: the last event of the account; every receiver gets it, listed or not */
+        AccountDeletedEvent: {
+            /** @description Increases in commit order per account; the webhook-id of its notifications; pass it as `after` to resume */
+            eventId: string;
+            accountId: components["schemas"]["Uuid"];
+            /** @description null for an event of the account */
+            accessoryId: components["schemas"]["Uuid"] | null;
+            /** @constant */
+            eventType: "account_deleted";
+            eventData: components["schemas"]["EmptyEventData"];
+            /** @description When it was recorded */
+            occurredAt: components["schemas"]["Timestamp"];
+        };
+        /** @description `{}` */
+        EmptyEventData: Record<string, never>;
+        /** @description A receiver of the account was disabled for failing */
+        ReceiverDisabledEvent: {
+            /** @description Increases in commit order per account; the webhook-id of its notifications; pass it as `after` to resume */
+            eventId: string;
+            accountId: components["schemas"]["Uuid"];
+            /** @description null for an event of the account */
+            accessoryId: components["schemas"]["Uuid"] | null;
+            /** @constant */
+            eventType: "receiver_disabled";
+            eventData: components["schemas"]["ReceiverDisabledEventData"];
+            /** @description When it was recorded */
+            occurredAt: components["schemas"]["Timestamp"];
+        };
+        /** @description A receiver failed every attempt for WEBHOOK_DISABLE_AFTER_HOURS and was disabled: nothing is sent to it until it is registered again or enabled */
+        ReceiverDisabledEventData: {
+            /** @description The OAuth client whose receiver it is */
+            clientId: string;
+            /** @description The receiver's URL */
+            url: string;
+            /** @description Since when every attempt failed */
+            failingSince: components["schemas"]["Timestamp"];
+            disabledAt: components["schemas"]["Timestamp"];
+            reason: string;
+        };
+        /** @description A disabled receiver of the account was enabled again */
+        ReceiverEnabledEvent: {
+            /** @description Increases in commit order per account; the webhook-id of its notifications; pass it as `after` to resume */
+            eventId: string;
+            accountId: components["schemas"]["Uuid"];
+            /** @description null for an event of the account */
+            accessoryId: components["schemas"]["Uuid"] | null;
+            /** @constant */
+            eventType: "receiver_enabled";
+            eventData: components["schemas"]["ReceiverEnabledEventData"];
+            /** @description When it was recorded */
+            occurredAt: components["schemas"]["Timestamp"];
+        };
+        /** @description A disabled receiver was enabled again */
+        ReceiverEnabledEventData: {
+            /** @description The OAuth client whose receiver it is */
+            clientId: string;
+            /** @description The receiver's URL */
+            url: string;
+            /** @description When it had been disabled */
+            disabledAt: components["schemas"]["Timestamp"];
+            enabledAt: components["schemas"]["Timestamp"];
+            /**
+             * @description enable: enableNotifications (POST .../enable); register: registered again
+             * @enum {string}
+             */
+            cause: "enable" | "register";
+        };
+        /** @description A notification to a receiver of the account was discarded after its last attempt */
+        DeliveryExhaustedEvent: {
+            /** @description Increases in commit order per account; the webhook-id of its notifications; pass it as `after` to resume */
+            eventId: string;
+            accountId: components["schemas"]["Uuid"];
+            /** @description null for an event of the account */
+            accessoryId: components["schemas"]["Uuid"] | null;
+            /** @constant */
+            eventType: "delivery_exhausted";
+            eventData: components["schemas"]["DeliveryExhaustedEventData"];
+            /** @description When it was recorded */
+            occurredAt: components["schemas"]["Timestamp"];
+        };
+        /** @description A notification failed its last attempt and was discarded (redeliverNotification sends it again). None is recorded for a delivery_exhausted notification. */
+        DeliveryExhaustedEventData: {
+            /** @description The delivery in the delivery log */
+            deliveryId: string;
+            /** @description The webhook-id its attempts carried */
+            webhookId: string;
+            /** @description The event notified; null for a test */
+            eventId: string | null;
+            /** @description Its eventType (test_notification for a test) */
+            eventType: string;
+            /** @description The OAuth client whose receiver it is */
+            clientId: string;
+            /** @description The receiver's URL */
+            url: string;
+            /** @description Attempts in its last round */
+            attempts: number;
+            /** @description The last answer's HTTP status */
+            lastStatus: number | null;
+            /** @description Why the last attempt had no status */
+            lastError: ("timeout" | "dns" | "connect" | "tls" | "blocked_address" | "protocol" | "key_unavailable") | null;
+            discardedAt: components["schemas"]["Timestamp"];
+        };
+        /** @description An accessory's zones were saved (not sent to receivers) */
+        ZonesSavedEvent: {
+            /** @description Increases in commit order per account; the webhook-id of its notifications; pass it as `after` to resume */
+            eventId: string;
+            accountId: components["schemas"]["Uuid"];
+            /** @description null for an event of the account */
+            accessoryId: components["schemas"]["Uuid"] | null;
+            /** @constant */
+            eventType: "zones_saved";
+            eventData: components["schemas"]["ZonesSavedEventData"];
+            /** @description When it was recorded */
+            occurredAt: components["schemas"]["Timestamp"];
+        };
+        /** @description The accessory's zones as saved */
+        ZonesSavedEventData: {
+            zones: components["schemas"]["Zone"][];
+            /** @description When the zones were last saved; null before the first save */
+            lastModified: components["schemas"]["Timestamp"] | null;
+            accessoryId: components["schemas"]["Uuid"];
+        };
+        /** @description What receiver_disabled was called before; no longer recorded, only events of an older release */
+        RegistrationDisabledEvent: {
+            /** @description Increases in commit order per account; the webhook-id of its notifications; pass it as `after` to resume */
+            eventId: string;
+            accountId: components["schemas"]["Uuid"];
+            /** @description null for an event of the account */
+            accessoryId: components["schemas"]["Uuid"] | null;
+            /** @constant */
+            eventType: "registration_disabled";
+            eventData: components["schemas"]["ReceiverDisabledEventData"];
+            /** @description When it was recorded */
+            occurredAt: components["schemas"]["Timestamp"];
+        };
         MediaUpload: {
             accessoryId: components["schemas"]["Uuid"];
             activityId: string;
@@ -733,6 +1290,127 @@ export interface components {
             uploadedAt: components["schemas"]["Timestamp"];
             /** @description MP4: how far HLS/DASH packaging is; null for an image */
             packaging: ("queued" | "running" | "ready" | "failed") | null;
+        };
+        /** @description An activity was created */
+        ActivityCreatedNotification: {
+            accountId: components["schemas"]["Uuid"];
+            /** @constant */
+            eventType: "activity_created";
+            eventData: components["schemas"]["ActivityEventData"];
+            /** @description The registration's userData; left out when it has none */
+            userData?: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description An activity in progress changed */
+        ActivityUpdatedNotification: {
+            accountId: components["schemas"]["Uuid"];
+            /** @constant */
+            eventType: "activity_updated";
+            eventData: components["schemas"]["ActivityEventData"];
+            /** @description The registration's userData; left out when it has none */
+            userData?: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description An activity ended (its endTime was set, or a newer activity started) */
+        ActivityFinishedNotification: {
+            accountId: components["schemas"]["Uuid"];
+            /** @constant */
+            eventType: "activity_finished";
+            eventData: components["schemas"]["ActivityEventData"];
+            /** @description The registration's userData; left out when it has none */
+            userData?: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description A finished activity's clip is stored and packaged (once per activity) */
+        ActivityMediaReadyNotification: {
+            accountId: components["schemas"]["Uuid"];
+            /** @constant */
+            eventType: "activity_media_ready";
+            eventData: components["schemas"]["MediaReadyEventData"];
+            /** @description The registration's userData; left out when it has none */
+            userData?: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description The camera saw motion start (registering it needs notifications_motion) */
+        MotionStartedNotification: {
+            accountId: components["schemas"]["Uuid"];
+            /** @constant */
+            eventType: "motion_started";
+            eventData: components["schemas"]["MotionEventData"];
+            /** @description The registration's userData; left out when it has none */
+            userData?: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description The camera saw motion end (registering it needs notifications_motion) */
+        MotionEndedNotification: {
+            accountId: components["schemas"]["Uuid"];
+            /** @constant */
+            eventType: "motion_ended";
+            eventData: components["schemas"]["MotionEventData"];
+            /** @description The registration's userData; left out when it has none */
+            userData?: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description The account was deleted: the last event of the account; every receiver gets it, listed or not */
+        AccountDeletedNotification: {
+            accountId: components["schemas"]["Uuid"];
+            /** @constant */
+            eventType: "account_deleted";
+            eventData: components["schemas"]["EmptyEventData"];
+            /** @description The registration's userData; left out when it has none */
+            userData?: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description A receiver of the account was disabled for failing */
+        ReceiverDisabledNotification: {
+            accountId: components["schemas"]["Uuid"];
+            /** @constant */
+            eventType: "receiver_disabled";
+            eventData: components["schemas"]["ReceiverDisabledEventData"];
+            /** @description The registration's userData; left out when it has none */
+            userData?: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description A disabled receiver of the account was enabled again */
+        ReceiverEnabledNotification: {
+            accountId: components["schemas"]["Uuid"];
+            /** @constant */
+            eventType: "receiver_enabled";
+            eventData: components["schemas"]["ReceiverEnabledEventData"];
+            /** @description The registration's userData; left out when it has none */
+            userData?: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description A notification to a receiver of the account was discarded after its last attempt */
+        DeliveryExhaustedNotification: {
+            accountId: components["schemas"]["Uuid"];
+            /** @constant */
+            eventType: "delivery_exhausted";
+            eventData: components["schemas"]["DeliveryExhaustedEventData"];
+            /** @description The registration's userData; left out when it has none */
+            userData?: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description Sent by sendTestNotification; no event, not registrable */
+        TestNotificationNotification: {
+            accountId: components["schemas"]["Uuid"];
+            /** @constant */
+            eventType: "test_notification";
+            eventData: components["schemas"]["EmptyEventData"];
+            /** @description The registration's userData; left out when it has none */
+            userData?: {
+                [key: string]: unknown;
+            };
         };
     };
     responses: {
@@ -1169,6 +1847,64 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listEventTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventTypes"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            default: components["responses"]["Error"];
+        };
+    };
+    pullEvents: {
+        parameters: {
+            query?: {
+                /** @description The last eventId you have (a pull's `next`); left out: from the oldest event the log holds */
+                after?: string;
+                /** @description Events per page at most */
+                limit?: number;
+                /** @description Seconds to wait for an event when none follows `after` yet (a long poll) */
+                wait?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The caller's own account id, or `self` */
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PulledEvents"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
             default: components["responses"]["Error"];
         };
     };
@@ -3446,6 +4182,501 @@ export interface operations {
             416: components["responses"]["RangeNotSatisfiable"];
             503: components["responses"]["Unavailable"];
             default: components["responses"]["Error"];
+        };
+    };
+    notifyActivityCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (its eventId), or test_<deliveryId>; the same on every attempt */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey */
+                "webhook-signature": string;
+                /** @description Legacy: base64 of the HMAC-SHA256 of the body alone; it signs no time and no id, prefer webhook-signature */
+                "X-Vendor-Verify": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ActivityCreatedNotification"];
+            };
+        };
+        responses: {
+            /** @description Gone: the registration is removed; nothing more is sent */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Accepted */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else: retried after each delay, then discarded */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    notifyActivityUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (its eventId), or test_<deliveryId>; the same on every attempt */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey */
+                "webhook-signature": string;
+                /** @description Legacy: base64 of the HMAC-SHA256 of the body alone; it signs no time and no id, prefer webhook-signature */
+                "X-Vendor-Verify": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ActivityUpdatedNotification"];
+            };
+        };
+        responses: {
+            /** @description Gone: the registration is removed; nothing more is sent */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Accepted */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else: retried after each delay, then discarded */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    notifyActivityFinished: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (its eventId), or test_<deliveryId>; the same on every attempt */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey */
+                "webhook-signature": string;
+                /** @description Legacy: base64 of the HMAC-SHA256 of the body alone; it signs no time and no id, prefer webhook-signature */
+                "X-Vendor-Verify": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ActivityFinishedNotification"];
+            };
+        };
+        responses: {
+            /** @description Gone: the registration is removed; nothing more is sent */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Accepted */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else: retried after each delay, then discarded */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    notifyActivityMediaReady: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (its eventId), or test_<deliveryId>; the same on every attempt */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey */
+                "webhook-signature": string;
+                /** @description Legacy: base64 of the HMAC-SHA256 of the body alone; it signs no time and no id, prefer webhook-signature */
+                "X-Vendor-Verify": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ActivityMediaReadyNotification"];
+            };
+        };
+        responses: {
+            /** @description Gone: the registration is removed; nothing more is sent */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Accepted */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else: retried after each delay, then discarded */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    notifyMotionStarted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (its eventId), or test_<deliveryId>; the same on every attempt */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey */
+                "webhook-signature": string;
+                /** @description Legacy: base64 of the HMAC-SHA256 of the body alone; it signs no time and no id, prefer webhook-signature */
+                "X-Vendor-Verify": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MotionStartedNotification"];
+            };
+        };
+        responses: {
+            /** @description Gone: the registration is removed; nothing more is sent */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Accepted */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else: retried after each delay, then discarded */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    notifyMotionEnded: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (its eventId), or test_<deliveryId>; the same on every attempt */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey */
+                "webhook-signature": string;
+                /** @description Legacy: base64 of the HMAC-SHA256 of the body alone; it signs no time and no id, prefer webhook-signature */
+                "X-Vendor-Verify": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MotionEndedNotification"];
+            };
+        };
+        responses: {
+            /** @description Gone: the registration is removed; nothing more is sent */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Accepted */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else: retried after each delay, then discarded */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    notifyAccountDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (its eventId), or test_<deliveryId>; the same on every attempt */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey */
+                "webhook-signature": string;
+                /** @description Legacy: base64 of the HMAC-SHA256 of the body alone; it signs no time and no id, prefer webhook-signature */
+                "X-Vendor-Verify": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccountDeletedNotification"];
+            };
+        };
+        responses: {
+            /** @description Gone: the registration is removed; nothing more is sent */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Accepted */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else: retried after each delay, then discarded */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    notifyReceiverDisabled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (its eventId), or test_<deliveryId>; the same on every attempt */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey */
+                "webhook-signature": string;
+                /** @description Legacy: base64 of the HMAC-SHA256 of the body alone; it signs no time and no id, prefer webhook-signature */
+                "X-Vendor-Verify": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReceiverDisabledNotification"];
+            };
+        };
+        responses: {
+            /** @description Gone: the registration is removed; nothing more is sent */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Accepted */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else: retried after each delay, then discarded */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    notifyReceiverEnabled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (its eventId), or test_<deliveryId>; the same on every attempt */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey */
+                "webhook-signature": string;
+                /** @description Legacy: base64 of the HMAC-SHA256 of the body alone; it signs no time and no id, prefer webhook-signature */
+                "X-Vendor-Verify": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReceiverEnabledNotification"];
+            };
+        };
+        responses: {
+            /** @description Gone: the registration is removed; nothing more is sent */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Accepted */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else: retried after each delay, then discarded */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    notifyDeliveryExhausted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (its eventId), or test_<deliveryId>; the same on every attempt */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey */
+                "webhook-signature": string;
+                /** @description Legacy: base64 of the HMAC-SHA256 of the body alone; it signs no time and no id, prefer webhook-signature */
+                "X-Vendor-Verify": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeliveryExhaustedNotification"];
+            };
+        };
+        responses: {
+            /** @description Gone: the registration is removed; nothing more is sent */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Accepted */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else: retried after each delay, then discarded */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    notifyTestNotification: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (its eventId), or test_<deliveryId>; the same on every attempt */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey */
+                "webhook-signature": string;
+                /** @description Legacy: base64 of the HMAC-SHA256 of the body alone; it signs no time and no id, prefer webhook-signature */
+                "X-Vendor-Verify": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TestNotificationNotification"];
+            };
+        };
+        responses: {
+            /** @description Gone: the registration is removed; nothing more is sent */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Accepted */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else: retried after each delay, then discarded */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }

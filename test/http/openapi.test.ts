@@ -8,6 +8,7 @@ import { accessoryRoutes } from '../../src/accessories/rest.ts';
 import { accountRoutes } from '../../src/accounts/rest.ts';
 import { activityRoutes } from '../../src/activities/rest.ts';
 import type { RestRoute } from '../../src/http/rest.ts';
+import { eventRoutes } from '../../src/events/rest.ts';
 import { notificationRoutes } from '../../src/notifications/rest.ts';
 import { zoneRoutes } from '../../src/zones/rest.ts';
 import type { paths } from '../generated/openapi.ts';
@@ -106,6 +107,7 @@ const jsonRoutes: RestRoute[] = [
   ...activityRoutes,
   ...zoneRoutes,
   ...notificationRoutes,
+  ...eventRoutes,
 ];
 
 /** The documented success body of an operation, parsed strictly (undocumented members fail). */

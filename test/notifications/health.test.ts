@@ -41,7 +41,7 @@ const EnableNotifications = graphql(`
 
 const RegistrationEvents = graphql(`
   subscription RegistrationEvents($accountId: ID!) {
-    accountEvents(accountId: $accountId, eventTypes: [registration_disabled]) {
+    accountEvents(accountId: $accountId, eventTypes: [receiver_disabled, receiver_enabled]) {
       eventId
       accountId
       accessoryId
@@ -214,7 +214,7 @@ describe.each(backends)('receiver health on %s', (backend) => {
 
     clock.advanceHours(1);
     await attempt(1); // disabled at the first failure past 72 hours: its retry is dropped
-    await waitFor(() => live.items.length === 1, 'registration_disabled');
+    await waitFor(() => live.items.length === 1, 'receiver_disabled');
     const disabled = await registration();
     expect(disabled).toMatchObject({
       state: 'disabled',
@@ -228,9 +228,15 @@ describe.each(backends)('receiver health on %s', (backend) => {
       disabledReason: disabled.disabledReason,
     });
     expect(live.items[0]).toMatchObject({
-      eventType: 'registration_disabled',
+      eventType: 'receiver_disabled',
       accessoryId: null,
-      eventData: { clientId: 'client-1', url: s.rx.url, reason: disabled.disabledReason },
+      eventData: {
+        clientId: 'client-1',
+        url: s.rx.url,
+        failingSince: start,
+        disabledAt: disabled.disabledAt,
+        reason: disabled.disabledReason,
+      },
     });
     expect(await metric()).toBe(disabledBefore + 1);
 
@@ -252,14 +258,28 @@ describe.each(backends)('receiver health on %s', (backend) => {
       failingSince: null,
       disabledReason: null,
     });
+    await waitFor(() => live.items.length === 2, 'receiver_enabled');
+    expect(live.items[1]).toMatchObject({
+      eventType: 'receiver_enabled',
+      accessoryId: null,
+      eventData: {
+        clientId: 'client-1',
+        url: s.rx.url,
+        disabledAt: disabled.disabledAt,
+        cause: 'enable',
+      },
+    });
     await create();
     await s.rx.waitFor(
       () => s.rx.receipts.some((r) => r.body?.eventType === 'activity_created'),
       'the activity notification',
     );
+    // Enabling an active registration changes nothing, and tells nobody.
     const viaRest = await rest(t.url, s.token, 'POST', `${path}/enable`);
     expect(viaRest.status).toBe(200);
     expect(viaRest.body).toMatchObject({ state: 'active', failingSince: null });
+    await sleep(300);
+    expect(live.items.map((e) => e.eventType)).toEqual(['receiver_disabled', 'receiver_enabled']);
     await ws.dispose();
   });
 

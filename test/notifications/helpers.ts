@@ -4,6 +4,7 @@ import { verifyNotification } from '../../src/notifications/receiver.ts';
 import { graphql } from '../generated/index.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { vi } from 'vitest';
+import { checkReceived, notificationProblems } from '../helpers/catalog.ts';
 import { rest } from '../helpers/client.ts';
 
 /** One notification as a receiver got it, with both signatures checked as a receiver does. */
@@ -47,7 +48,8 @@ export const accept: Responder = (_r, res) => {
 
 /**
  * A loopback receiver on 127.0.0.1 that verifies every notification with `authKey` (a bad
- * signature is answered 401 and still recorded), then lets `respond` answer.
+ * signature is answered 401 and still recorded), checks a verified one against the event
+ * catalog (test/helpers/catalog.ts), then lets `respond` answer.
  */
 export async function startReceiver(
   authKey: string,
@@ -102,6 +104,7 @@ export async function startReceiver(
         res.writeHead(401).end('bad signature');
         return;
       }
+      checkReceived(`notification ${receipt.webhookId}`, receipt.body, notificationProblems);
       void receiver.respond(receipt, res, receiver.byId(receipt.webhookId).length);
     });
   });

@@ -254,6 +254,12 @@ describe.runIf(browserSuiteRuns('dashboard browser test'))('dashboard in Chromiu
     await health.getByRole('button', { name: 'Enable' }).click();
     await health.getByText('healthy').waitFor();
     expect(await health.textContent()).toMatch(/^Health: active/);
+    // The operational event of it arrives live.
+    const enabled = page.locator('#receiver-events li[data-event-type="receiver_enabled"]');
+    await enabled.waitFor();
+    expect(await enabled.textContent()).toContain(
+      "receiver_enabled client-1's receiver https://hooks.example.com/clipgate enabled",
+    );
     expect(pageErrors).toEqual([]);
   }, 60_000);
 });

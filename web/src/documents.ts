@@ -139,6 +139,21 @@ export const AccessoryEvents = graphql(`
   }
 `);
 
+export const ReceiverEvents = graphql(`
+  subscription DashReceiverEvents($accountId: ID!, $after: String) {
+    accountEvents(
+      accountId: $accountId
+      eventTypes: [receiver_disabled, receiver_enabled, delivery_exhausted]
+      after: $after
+    ) {
+      eventId
+      eventType
+      eventData
+      occurredAt
+    }
+  }
+`);
+
 export const Notifications = graphql(`
   query DashNotifications($accountId: ID!) {
     notificationRegistration(accountId: $accountId) {

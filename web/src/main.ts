@@ -4,8 +4,7 @@
  * delivery log. The token comes from the URL fragment (`#token=...`), never sent to the server,
  * and leaves the address bar at once (kept in sessionStorage for reloads), or from the form.
  */
-import type { Client } from 'graphql-ws';
-import { ApiError, liveClient, request, setToken } from './api.ts';
+import { ApiError, request, setToken } from './api.ts';
 import {
   Accessories,
   AccessoryEvents,
@@ -14,6 +13,7 @@ import {
   EnableReceiver,
   Notifications,
   OneActivity,
+  ReceiverEvents,
   Redeliver,
   Viewer,
   Zones,
@@ -24,7 +24,9 @@ import type {
   DashAccessoriesQuery,
   DashActivityFragment,
   DashAccessoryEventsSubscription,
+  DashReceiverEventsSubscription,
 } from './generated/graphql.ts';
+import { ResumingSubscription } from './live.ts';
 import { ZoneEditor } from './zones.ts';
 import './styles.css';
 
@@ -107,6 +109,7 @@ async function start(token: string): Promise<void> {
     return;
   }
   $('main').hidden = false;
+  if (state.accountId) receiverEvents.start(state.accountId);
   void loadNotifications();
   await loadAccessories();
 }
@@ -438,76 +441,19 @@ function setLive(text: string, ok = false): void {
   el.classList.toggle('on', ok);
 }
 
-/** One subscription to the selected accessory; resumes with `after` = the last event id seen. */
-const live = new (class {
-  private client: Client | undefined;
-  private accessoryId: string | undefined;
-  private lastEventId: string | undefined;
-  private attempt = 0;
-  private timer: ReturnType<typeof setTimeout> | undefined;
-
-  start(accessoryId: string): void {
-    this.stop();
-    this.accessoryId = accessoryId;
-    this.lastEventId = undefined;
-    this.attempt = 0;
-    this.connect();
-  }
-
-  stop(): void {
-    clearTimeout(this.timer);
-    this.accessoryId = undefined;
-    void this.client?.dispose();
-    this.client = undefined;
-  }
-
-  private connect(): void {
-    const accessoryId = this.accessoryId;
-    if (!accessoryId) return;
-    setLive(this.attempt ? 'reconnecting…' : 'connecting…');
-    const client = liveClient(() => {
-      this.attempt = 0;
-      setLive('live', true);
-    });
-    this.client = client;
-    const retry = (err: unknown) => {
-      if (this.client !== client) return;
-      void client.dispose();
-      this.client = undefined;
-      const errors = Array.isArray(err) ? (err as { extensions?: { code?: string } }[]) : [];
-      const code = (err as { code?: number } | undefined)?.code;
-      if (code === 4403) {
-        setLive('token rejected');
-        showError('The live connection was refused: the token is invalid or expired.');
-        return;
-      }
-      if (this.lastEventId && errors.some((e) => e.extensions?.code === 'INVALID_ARGUMENT')) {
-        // Too old to resume: start over without `after`, and reload what we show.
-        this.lastEventId = undefined;
-        resetTimeline();
-      }
-      const delay = Math.min(30_000, 500 * 2 ** this.attempt++) * (0.75 + Math.random() / 2);
-      setLive('offline, reconnecting…');
-      this.timer = setTimeout(() => this.connect(), delay);
-    };
-    client.subscribe<DashAccessoryEventsSubscription>(
-      {
-        query: AccessoryEvents.toString(),
-        variables: { accessoryId, after: this.lastEventId ?? null },
-      },
-      {
-        next: (result) => {
-          const event = result.data?.accessoryEvents;
-          if (!event || this.client !== client) return;
-          this.lastEventId = event.eventId;
-          onEvent(accessoryId, event);
-        },
-        error: retry,
-        complete: () => retry(undefined),
-      },
-    );
-  }
-})();
+/** The selected accessory's events; resumes with `after` = the last event id seen. */
+const live = new ResumingSubscription<DashAccessoryEventsSubscription, LiveEvent>({
+  query: AccessoryEvents.toString(),
+  variables: (accessoryId, after) => ({ accessoryId, after }),
+  pick: (data) => data.accessoryEvents,
+  onEvent,
+  onReset: resetTimeline,
+  status: setLive,
+  refused: () => {
+    setLive('token rejected');
+    showError('The live connection was refused: the token is invalid or expired.');
+  },
+});
 
 const refreshing = new Map<string, boolean>();
 async function refreshActivity(activityId: string): Promise<void> {
@@ -693,6 +639,56 @@ async function loadNotifications(): Promise<void> {
   }
 }
 $<HTMLButtonElement>('notif-refresh').addEventListener('click', () => void loadNotifications());
+
+type ReceiverEvent = DashReceiverEventsSubscription['accountEvents'];
+
+/** Receiver events shown at most. */
+const RECEIVER_EVENTS = 20;
+
+/** What an operational event says, in a line. */
+function receiverEventText(event: ReceiverEvent): string {
+  const d = (event.eventData ?? {}) as Record<string, string | number | null>;
+  const receiver = `${d.clientId}'s receiver ${d.url}`;
+  switch (event.eventType) {
+    case 'receiver_disabled':
+      return `${receiver} disabled: ${d.reason}`;
+    case 'receiver_enabled':
+      return `${receiver} ${d.cause === 'register' ? 'registered again' : 'enabled'}`;
+    case 'delivery_exhausted':
+      return `${d.eventType} to ${receiver} discarded after ${d.attempts} attempts (last: ${d.lastStatus ? `HTTP ${d.lastStatus}` : d.lastError})`;
+    default:
+      return event.eventType;
+  }
+}
+
+/**
+ * The account's operational events (a receiver disabled, enabled, a notification discarded) as
+ * they arrive, newest first; each refreshes the receiver's health and delivery log.
+ */
+const receiverEvents = new ResumingSubscription<DashReceiverEventsSubscription, ReceiverEvent>({
+  query: ReceiverEvents.toString(),
+  variables: (accountId, after) => ({ accountId, after }),
+  pick: (data) => data.accountEvents,
+  onEvent: (_accountId, event) => {
+    const ol = $<HTMLOListElement>('receiver-events');
+    ol.querySelector('.hint')?.remove();
+    ol.prepend(
+      h(
+        'li',
+        { 'data-event-type': event.eventType },
+        h('time', { datetime: event.occurredAt, text: formatTime(event.occurredAt) }),
+        ' ',
+        h('strong', { text: event.eventType }),
+        ` ${receiverEventText(event)}`,
+      ),
+    );
+    while (ol.children.length > RECEIVER_EVENTS) ol.lastElementChild!.remove();
+    void loadNotifications();
+  },
+  onReset: () => undefined,
+  status: () => undefined,
+  refused: () => showError('The live connection was refused: the token is invalid or expired.'),
+});
 
 // ---- boot -------------------------------------------------------------------------------------
 

@@ -13,7 +13,9 @@
 --    with the filter it has now: the service judges the filters again and retries.
 -- 3. Inserts the events (ids from the sequence, in input order).
 -- 4. Queues one delivery per registration of the event's account that lists the event type (every
---    registration for account_deleted), not disabled, and whose filter passed the event: the
+--    registration for account_deleted), not disabled, and whose filter passed the event (events
+--    no filter judges, those without an accessory or of other types than activity_* and
+--    motion_*, pass every filter): the
 --    delivery queue's enqueue (src/notifications/delivery/queue.ts lists every state change of
 --    a delivery). A delivery carries a snapshot of its registration.
 -- 5. Answers each event's id and time, the receiver origins its deliveries went to (the
@@ -79,7 +81,11 @@ BEGIN
           FROM numbered e JOIN "notification_registrations" r ON r."account_id" = e."account_id"
          WHERE (e."event_type" = ANY (r."event_types") OR e."event_type" = 'account_deleted')
            AND r."disabled_at" IS NULL
-           AND (r."filter" IS NULL OR e."event_type" = 'account_deleted'
+           AND (r."filter" IS NULL
+                -- what no filter judges passes (src/events/filter.ts, filterSubject):
+                -- account_deleted, the operational events
+                OR e."accessory_id" IS NULL
+                OR NOT (e."event_type" LIKE 'activity\_%' OR e."event_type" LIKE 'motion\_%')
                 OR EXISTS (SELECT 1 FROM passed p
                             WHERE p.ord = e.ord AND p."clientId" = r."client_id"
                               AND p.filter = r."filter"))

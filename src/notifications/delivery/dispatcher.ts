@@ -42,7 +42,8 @@ import { claimBackoffMs, untilNextDue, Wakeups } from './wakeups.ts';
  *    (policy.ts). The slot frees here; the delivery stays leased until its outcome is written.
  * 7. health: the receiver's failures are counted; failing too long disables it (health.ts).
  * 8. record: the outcome joins the next batched write (recorder.ts), effective only while this
- *    instance holds that attempt's lease (fenced by `attempt_count`).
+ *    instance holds that attempt's lease (fenced by `attempt_count`); a discard records its
+ *    `delivery_exhausted` event with it (exhausted.ts).
  *
  * Then it waits for a wake-up (wakeups.ts). No transaction is held while sending. The claim and
  * the record are where work is batched (CLAIM_BATCH rows per claim, a batch of outcomes per
@@ -128,7 +129,7 @@ export class Dispatcher {
       instanceId: this.#instanceId,
       logger: this.#logger,
     });
-    this.#recorder = new OutcomeRecorder(pool, this.#instanceId, this.#logger);
+    this.#recorder = new OutcomeRecorder(pool, this.#instanceId, this.#logger, options.signal);
     this.#stages = {
       pool,
       secrets: rememberOpened(options.secrets),

@@ -16,7 +16,8 @@ import type { ClaimedDelivery } from './queue/types.ts';
  * The registration row holds `failing_since`: set (if unset) by a failed attempt, cleared by a
  * successful one. A failure finding it older than the limit disables the registration in one
  * transaction: `disabled_at` and the reason are set, what is still pending for it is dropped,
- * and a `registration_disabled` event goes to the account's live subscribers. From then on the
+ * and a `receiver_disabled` event is recorded (the account's live subscribers get it, and other
+ * receivers of the account that list it). From then on the
  * outbox queues nothing for it (src/events/outbox.ts) until the client registers again or calls
  * `enable` (src/notifications/service.ts). Times come from the injected clock, so that tests
  * can let 72 hours pass.
@@ -160,7 +161,7 @@ export class ReceiverHealth {
         {
           accountId: r.account_id,
           accessoryId: null,
-          eventType: 'registration_disabled',
+          eventType: 'receiver_disabled',
           eventData: {
             clientId: r.client_id,
             url: r.url,

@@ -12,8 +12,17 @@ export type DeliveryState = 'pending' | 'delivered' | 'discarded' | 'gone' | 'dr
 export type AttemptOutcome = 'accepted' | 'gone' | 'failed';
 
 /** Why an attempt has no HTTP status. key_unavailable: it could not be signed, so not sent. */
-export type AttemptError =
-  'timeout' | 'dns' | 'connect' | 'tls' | 'blocked_address' | 'protocol' | 'key_unavailable';
+export const attemptErrors = [
+  'timeout',
+  'dns',
+  'connect',
+  'tls',
+  'blocked_address',
+  'protocol',
+  'key_unavailable',
+] as const;
+
+export type AttemptError = (typeof attemptErrors)[number];
 
 /** How one attempt went: the hand-off from the call stage to the handling of its outcome. */
 export interface AttemptResult {

@@ -1,6 +1,9 @@
+import type pg from 'pg';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { recordEvents, type EventSignal } from '../../events/outbox.ts';
 import type { Logger } from '../../logger.ts';
-import type { Queryable } from '../../storage/database.ts';
+import { inTransaction, sqlTx } from '../../storage/database.ts';
+import { exhaustedEvent, exhausts } from './exhausted.ts';
 import { analyzeQueue } from './queue/reads.ts';
 import { recordOutcomes } from './queue/record-outcomes.ts';
 import type { Outcome } from './queue/types.ts';
@@ -26,15 +29,18 @@ const ANALYZE_MIN_INTERVAL_MS = 2000;
 /**
  * The record stage: outcomes queue here and are written in batches, one statement each (while
  * one is written, the next gathers; when busy, each batch gathers for GATHER_MS unless it is
- * full already). It also keeps
+ * full already). A batch that discards deliveries (their last attempt failed) is written in a
+ * transaction with their `delivery_exhausted` events (exhausted.ts), so that an event exists
+ * exactly when its discard committed; the others stay one statement. It also keeps
  * the queue's statistics current while it churns (the embedded database has no autovacuum at
  * all): ANALYZE at start and after every ANALYZE_EVERY outcomes, at most every
  * ANALYZE_MIN_INTERVAL_MS.
  */
 export class OutcomeRecorder {
-  readonly #pool: Queryable;
+  readonly #pool: pg.Pool;
   readonly #instanceId: string;
   readonly #logger: Logger;
+  readonly #signal: EventSignal;
   readonly #gather: { ms: number; busyPerWindow: number };
   /** Outcomes queued in the current rate window and in the one before it. */
   #rate = { window: 0, count: 0, previous: 0 };
@@ -44,10 +50,12 @@ export class OutcomeRecorder {
   #lastAnalyze = 0;
   #analyzing = false;
 
+  /** `signal` hears of the `delivery_exhausted` events once committed. */
   constructor(
-    pool: Queryable,
+    pool: pg.Pool,
     instanceId: string,
     logger: Logger,
+    signal: EventSignal,
     gather = { ms: GATHER_MS, busyPerSecond: BUSY_PER_SECOND },
   ) {
     this.#gather = {
@@ -57,6 +65,7 @@ export class OutcomeRecorder {
     this.#pool = pool;
     this.#instanceId = instanceId;
     this.#logger = logger;
+    this.#signal = signal;
   }
 
   /** Queues an outcome for the next batch; resolves once it is written (or failed to be). */
@@ -102,11 +111,7 @@ export class OutcomeRecorder {
       if (this.#busy() && this.#queued.length < RECORD_BATCH) await sleep(this.#gather.ms);
       const batch = this.#queued.splice(0, RECORD_BATCH);
       try {
-        await recordOutcomes(
-          this.#pool,
-          this.#instanceId,
-          batch.map((b) => b.outcome),
-        );
+        await this.#write(batch.map((b) => b.outcome));
         this.churned(batch.length);
       } catch (err) {
         // The leases expire and the deliveries are attempted again: at least once.
@@ -114,6 +119,26 @@ export class OutcomeRecorder {
       }
       for (const b of batch) b.done();
     }
+  }
+
+  /**
+   * One statement; in a transaction with the `delivery_exhausted` events when the batch
+   * discards deliveries (of those the statement did discard: its lease fences it).
+   */
+  async #write(outcomes: Outcome[]): Promise<void> {
+    if (!outcomes.some(exhausts)) {
+      await recordOutcomes(this.#pool, this.#instanceId, outcomes);
+      return;
+    }
+    const stored = await inTransaction(this.#pool, async (client) => {
+      const discarded = await recordOutcomes(client, this.#instanceId, outcomes);
+      const at = new Date();
+      const events = outcomes
+        .filter((o) => exhausts(o) && discarded.has(o.delivery.id))
+        .map((o) => exhaustedEvent(o, at));
+      return recordEvents(sqlTx(client), events);
+    });
+    this.#signal.committed(stored);
   }
 
   /** `outcomes` more were written (0: at start, which analyzes at once). */

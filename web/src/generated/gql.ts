@@ -25,6 +25,7 @@ type Documents = {
     "\n  query DashZones($accessoryId: ID!) {\n    accessory(id: $accessoryId) {\n      id\n      zones {\n        ...DashZoneSet\n      }\n    }\n  }\n": typeof types.DashZonesDocument,
     "\n  mutation DashSaveZones($accessoryId: ID!, $zones: [ZoneInput!]!) {\n    saveZones(accessoryId: $accessoryId, zones: $zones) {\n      ...DashZoneSet\n    }\n  }\n": typeof types.DashSaveZonesDocument,
     "\n  subscription DashAccessoryEvents($accessoryId: ID!, $after: String) {\n    accessoryEvents(accessoryId: $accessoryId, after: $after) {\n      eventId\n      eventType\n      eventData\n      occurredAt\n    }\n  }\n": typeof types.DashAccessoryEventsDocument,
+    "\n  subscription DashReceiverEvents($accountId: ID!, $after: String) {\n    accountEvents(\n      accountId: $accountId\n      eventTypes: [receiver_disabled, receiver_enabled, delivery_exhausted]\n      after: $after\n    ) {\n      eventId\n      eventType\n      eventData\n      occurredAt\n    }\n  }\n": typeof types.DashReceiverEventsDocument,
     "\n  query DashNotifications($accountId: ID!) {\n    notificationRegistration(accountId: $accountId) {\n      url\n      eventTypes\n      filter\n      updatedAt\n      maxPerSecond\n      state\n      failingSince\n      disabledReason\n    }\n    notificationDeliveries(accountId: $accountId, first: 20) {\n      edges {\n        node {\n          id\n          kind\n          eventType\n          status\n          attemptCount\n          createdAt\n          finishedAt\n          attempts {\n            attempt\n            outcome\n            status\n            error\n            durationMs\n          }\n        }\n      }\n    }\n  }\n": typeof types.DashNotificationsDocument,
     "\n  mutation DashEnableReceiver($accountId: ID!) {\n    enableNotifications(accountId: $accountId) {\n      state\n    }\n  }\n": typeof types.DashEnableReceiverDocument,
     "\n  mutation DashRedeliver($deliveryId: ID!) {\n    redeliverNotification(deliveryId: $deliveryId) {\n      id\n      status\n    }\n  }\n": typeof types.DashRedeliverDocument,
@@ -40,6 +41,7 @@ const documents: Documents = {
     "\n  query DashZones($accessoryId: ID!) {\n    accessory(id: $accessoryId) {\n      id\n      zones {\n        ...DashZoneSet\n      }\n    }\n  }\n": types.DashZonesDocument,
     "\n  mutation DashSaveZones($accessoryId: ID!, $zones: [ZoneInput!]!) {\n    saveZones(accessoryId: $accessoryId, zones: $zones) {\n      ...DashZoneSet\n    }\n  }\n": types.DashSaveZonesDocument,
     "\n  subscription DashAccessoryEvents($accessoryId: ID!, $after: String) {\n    accessoryEvents(accessoryId: $accessoryId, after: $after) {\n      eventId\n      eventType\n      eventData\n      occurredAt\n    }\n  }\n": types.DashAccessoryEventsDocument,
+    "\n  subscription DashReceiverEvents($accountId: ID!, $after: String) {\n    accountEvents(\n      accountId: $accountId\n      eventTypes: [receiver_disabled, receiver_enabled, delivery_exhausted]\n      after: $after\n    ) {\n      eventId\n      eventType\n      eventData\n      occurredAt\n    }\n  }\n": types.DashReceiverEventsDocument,
     "\n  query DashNotifications($accountId: ID!) {\n    notificationRegistration(accountId: $accountId) {\n      url\n      eventTypes\n      filter\n      updatedAt\n      maxPerSecond\n      state\n      failingSince\n      disabledReason\n    }\n    notificationDeliveries(accountId: $accountId, first: 20) {\n      edges {\n        node {\n          id\n          kind\n          eventType\n          status\n          attemptCount\n          createdAt\n          finishedAt\n          attempts {\n            attempt\n            outcome\n            status\n            error\n            durationMs\n          }\n        }\n      }\n    }\n  }\n": types.DashNotificationsDocument,
     "\n  mutation DashEnableReceiver($accountId: ID!) {\n    enableNotifications(accountId: $accountId) {\n      state\n    }\n  }\n": types.DashEnableReceiverDocument,
     "\n  mutation DashRedeliver($deliveryId: ID!) {\n    redeliverNotification(deliveryId: $deliveryId) {\n      id\n      status\n    }\n  }\n": types.DashRedeliverDocument,
@@ -85,6 +87,10 @@ export function graphql(source: "\n  mutation DashSaveZones($accessoryId: ID!, $
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  subscription DashAccessoryEvents($accessoryId: ID!, $after: String) {\n    accessoryEvents(accessoryId: $accessoryId, after: $after) {\n      eventId\n      eventType\n      eventData\n      occurredAt\n    }\n  }\n"): typeof import('./graphql.js').DashAccessoryEventsDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription DashReceiverEvents($accountId: ID!, $after: String) {\n    accountEvents(\n      accountId: $accountId\n      eventTypes: [receiver_disabled, receiver_enabled, delivery_exhausted]\n      after: $after\n    ) {\n      eventId\n      eventType\n      eventData\n      occurredAt\n    }\n  }\n"): typeof import('./graphql.js').DashReceiverEventsDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -41,15 +41,18 @@ export type DeliveryState =
   | 'gone'
   | 'pending';
 
-/** The event types of notifications and subscriptions, by their wire names. zones_saved and registration_disabled are streamed to subscribers only: registrations refuse them. */
+/** The event types of notifications and subscriptions, by their wire names. receiver_disabled, receiver_enabled and delivery_exhausted are the operational events of the account's webhook receivers. zones_saved is streamed to subscribers only: registrations refuse it. */
 export type EventType =
   | 'account_deleted'
   | 'activity_created'
   | 'activity_finished'
   | 'activity_media_ready'
   | 'activity_updated'
+  | 'delivery_exhausted'
   | 'motion_ended'
   | 'motion_started'
+  | 'receiver_disabled'
+  | 'receiver_enabled'
   | 'registration_disabled'
   | 'zones_saved';
 
@@ -158,6 +161,14 @@ export type DashAccessoryEventsSubscriptionVariables = Exact<{
 
 
 export type DashAccessoryEventsSubscription = { accessoryEvents: { eventId: string, eventType: EventType, eventData: unknown, occurredAt: string } };
+
+export type DashReceiverEventsSubscriptionVariables = Exact<{
+  accountId: string | number;
+  after?: string | null | undefined;
+}>;
+
+
+export type DashReceiverEventsSubscription = { accountEvents: { eventId: string, eventType: EventType, eventData: unknown, occurredAt: string } };
 
 export type DashNotificationsQueryVariables = Exact<{
   accountId: string | number;
@@ -377,6 +388,20 @@ export const DashAccessoryEventsDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<DashAccessoryEventsSubscription, DashAccessoryEventsSubscriptionVariables>;
+export const DashReceiverEventsDocument = new TypedDocumentString(`
+    subscription DashReceiverEvents($accountId: ID!, $after: String) {
+  accountEvents(
+    accountId: $accountId
+    eventTypes: [receiver_disabled, receiver_enabled, delivery_exhausted]
+    after: $after
+  ) {
+    eventId
+    eventType
+    eventData
+    occurredAt
+  }
+}
+    `) as unknown as TypedDocumentString<DashReceiverEventsSubscription, DashReceiverEventsSubscriptionVariables>;
 export const DashNotificationsDocument = new TypedDocumentString(`
     query DashNotifications($accountId: ID!) {
   notificationRegistration(accountId: $accountId) {

@@ -5,7 +5,9 @@ import type { Outcome } from './types.ts';
 // attempt itself, which happened either way. A delivery dropped while its attempt was in flight
 // (unregistered, or another attempt's 410) keeps the final outcome of that attempt (delivered,
 // gone) but is not retried. The rows are named by primary key ($3) so that the plan never
-// depends on the queue's statistics.
+// depends on the queue's statistics. Answers the deliveries this write discarded (their last
+// attempt failed) whose account still exists, for their delivery_exhausted events (a deleted
+// account's last event is account_deleted).
 const RECORD_OUTCOMES_SQL = `
 WITH r AS (
   SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(
@@ -25,23 +27,29 @@ WITH r AS (
    WHERE d.id = ANY ($3::bigint[]) AND d.id = r.id AND d.leased_by = $2
      AND d.attempt_count = r.attempt
      AND (d.state = 'pending' OR (d.state = 'dropped' AND r.state IN ('delivered', 'gone')))
-  RETURNING d.id
+  RETURNING d.id, d.state, d.account_id
+), attempts AS (
+  INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, outcome, status,
+                                 error, error_message, response_snippet, instance_id)
+  SELECT r.id, r.attempt, r.started_at, r.duration_ms, r.outcome, r.status, r.error,
+         r.error_message, r.response, $2
+    FROM r JOIN deliveries d ON d.id = ANY ($3::bigint[]) AND d.id = r.id
 )
-INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, outcome, status,
-                               error, error_message, response_snippet, instance_id)
-SELECT r.id, r.attempt, r.started_at, r.duration_ms, r.outcome, r.status, r.error,
-       r.error_message, r.response, $2
-  FROM r JOIN deliveries d ON d.id = ANY ($3::bigint[]) AND d.id = r.id`;
+SELECT u.id::text AS id FROM u
+ WHERE u.state = 'discarded' AND EXISTS (SELECT 1 FROM accounts a WHERE a.id = u.account_id)`;
 
 /** PostgreSQL text cannot hold NUL characters. */
 const pgText = (text: string) => text.replaceAll('\u0000', '\uFFFD');
 
-/** Writes a batch of outcomes of `instanceId`'s attempts in one statement. */
+/**
+ * Writes a batch of outcomes of `instanceId`'s attempts in one statement; resolves with the ids
+ * of the deliveries it discarded (of accounts that still exist).
+ */
 export async function recordOutcomes(
   q: Queryable,
   instanceId: string,
   outcomes: readonly Outcome[],
-): Promise<void> {
+): Promise<Set<string>> {
   const rows = outcomes.map(({ delivery, startedAt, result, next }) => ({
     id: delivery.id,
     attempt: delivery.attempt_count,
@@ -55,9 +63,10 @@ export async function recordOutcomes(
     error_message: pgText(result.errorMessage ?? '') || null,
     response: pgText(result.responseSnippet),
   }));
-  await q.query({
+  const { rows: discarded } = await q.query<{ id: string }>({
     name: 'clipgate_record_outcomes',
     text: RECORD_OUTCOMES_SQL,
     values: [JSON.stringify(rows), instanceId, outcomes.map((o) => o.delivery.id)],
   });
+  return new Set(discarded.map((d) => d.id));
 }

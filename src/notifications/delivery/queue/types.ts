@@ -35,7 +35,19 @@ export interface ClaimedDelivery extends DeliveryContent {
 
 /** An attempt and what follows from it, as `recordOutcomes` writes it. */
 export interface Outcome {
-  delivery: Pick<ClaimedDelivery, 'id' | 'attempt_count'>;
+  /** The delivery attempted: what the write is fenced by, and what its exhaustion tells. */
+  delivery: Pick<
+    ClaimedDelivery,
+    | 'id'
+    | 'attempt_count'
+    | 'round_attempts'
+    | 'kind'
+    | 'event_id'
+    | 'event_type'
+    | 'account_id'
+    | 'client_id'
+    | 'url'
+  >;
   startedAt: Date;
   result: AttemptResult;
   next: NextStep;

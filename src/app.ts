@@ -168,6 +168,9 @@ function backingServices({ config, db, media }: Services) {
   return {
     database: `${db.kind} ${db.location}`,
     readReplica: config.databaseReadUrl ? withoutCredentials(config.databaseReadUrl) : 'none',
+    ...(config.databaseDirectUrl && {
+      databaseDirect: `${withoutCredentials(config.databaseDirectUrl)}: behind a transaction pooler`,
+    }),
     redis: config.redisUrl
       ? withoutCredentials(config.redisUrl)
       : 'none: live events and rate limits stay within this instance',

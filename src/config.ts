@@ -15,6 +15,11 @@ export interface Config {
   databaseUrl: string | undefined;
   /** `DATABASE_READ_URL`: a read replica of DATABASE_URL that serves the activity listings. */
   databaseReadUrl: string | undefined;
+  /**
+   * `DATABASE_DIRECT_URL`: the database itself when DATABASE_URL is a transaction pooler
+   * (PgBouncer); the sessions a pooler cannot carry (migrations, LISTEN) connect here.
+   */
+  databaseDirectUrl: string | undefined;
   redisUrl: string | undefined;
   logLevel: string;
   scopePrefix: string;
@@ -497,6 +502,17 @@ function telemetryConfig(env: Env): TelemetryConfig | undefined {
   return { endpoint, serviceName: env.OTEL_SERVICE_NAME || 'clipgate' };
 }
 
+function directUrl(env: Env): string | undefined {
+  const url = env.DATABASE_DIRECT_URL || undefined;
+  if (url && !env.DATABASE_URL) {
+    throw new ConfigError('DATABASE_DIRECT_URL needs DATABASE_URL (the pooler in front of it)');
+  }
+  if (url && !/^postgres(ql)?:\/\//.test(url)) {
+    throw new ConfigError('DATABASE_DIRECT_URL must be a postgres:// URL');
+  }
+  return url;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   return {
     port: port(env, 'PORT', 4000),
@@ -504,6 +520,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: path.resolve(env.DATA_DIR || './data'),
     databaseUrl: env.DATABASE_URL || undefined,
     databaseReadUrl: env.DATABASE_READ_URL || undefined,
+    databaseDirectUrl: directUrl(env),
     redisUrl: env.REDIS_URL || undefined,
     logLevel: logLevel(env),
     scopePrefix: env.SCOPE_PREFIX || 'service',

@@ -83,6 +83,7 @@ export async function buildServices(
   const db = await openDatabase({
     databaseUrl: config.databaseUrl,
     readUrl: config.databaseReadUrl,
+    directUrl: config.databaseDirectUrl,
     embeddedDir: options.embeddedDir ?? embeddedDirectory(config.dataDir),
     logger,
     routeEmbedded: options.routeEmbedded,

@@ -29,6 +29,21 @@ describe('loadConfig', () => {
     }
   });
 
+  it('takes DATABASE_DIRECT_URL beside a DATABASE_URL only, as a postgres URL', () => {
+    const pooler = 'postgres://app@127.0.0.1:6432/db';
+    const direct = 'postgres://app@127.0.0.1:5432/db';
+    expect(loadConfig({ DATABASE_URL: pooler }).databaseDirectUrl).toBeUndefined();
+    expect(
+      loadConfig({ DATABASE_URL: pooler, DATABASE_DIRECT_URL: direct }).databaseDirectUrl,
+    ).toBe(direct);
+    expect(() => loadConfig({ DATABASE_DIRECT_URL: direct })).toThrow(
+      /^DATABASE_DIRECT_URL needs DATABASE_URL/,
+    );
+    expect(() => loadConfig({ DATABASE_URL: pooler, DATABASE_DIRECT_URL: 'db:5432' })).toThrow(
+      /^DATABASE_DIRECT_URL must be a postgres:\/\/ URL/,
+    );
+  });
+
   describe('authentication', () => {
     it('refuses an AUTH_DEV_SECRET shorter than 32 bytes, in production or not', () => {
       for (const NODE_ENV of [undefined, 'development', 'production']) {

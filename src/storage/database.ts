@@ -75,8 +75,16 @@ export interface Database {
    * on the embedded database, `pool`.
    */
   readPool: pg.Pool;
-  /** A connection string for the database, e.g. for a LISTEN connection. */
-  connectionString: string;
+  /**
+   * A connection string of the database's own sessions, for what a transaction pooler cannot
+   * carry (LISTEN): `directUrl` when the service runs behind one, else the connection string.
+   */
+  sessionUrl: string;
+  /**
+   * A pool of its own on the database (a transaction pooler's, when the service runs behind
+   * one) with session settings (`-c name=value`); behind a pooler the settings are not sent.
+   */
+  openPool(settings: PoolSettings): pg.Pool;
   /** For the start log: the embedded database's directory, or the server's URL (no credentials). */
   location: string;
   close(): Promise<void>;
@@ -97,6 +105,12 @@ export interface DatabaseOptions {
   /** `postgres://...` of a read replica of the database, for listing reads; never migrated. */
   readUrl?: string;
   /**
+   * `postgres://...` of the database itself when `databaseUrl` is a transaction pooler
+   * (PgBouncer): migrations (under a session advisory lock) and LISTEN connect here, and the
+   * pools behind the pooler name no prepared statements and send no session settings.
+   */
+  directUrl?: string;
+  /**
    * false: the database is migrated already (a GraphQL worker thread opens the database its
    * instance opened before it); skips the migrations and the partitions ahead.
    */
@@ -114,7 +128,10 @@ export const CONNECT_TIMEOUT_MS = 5000;
  */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if (options.databaseUrl) {
-    const pool = newPool(options.databaseUrl, options.poolSize);
+    const pool = newPool(options.databaseUrl, options, {
+      applicationName: 'clipgate',
+      max: options.poolSize,
+    });
     const { databaseUrl } = options;
     const location = withoutCredentials(databaseUrl);
     return finishOpen('postgres', pool, { ...options, databaseUrl }, location, () => pool.end());
@@ -166,19 +183,48 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   }
 }
 
-const newPool = (
+export interface PoolSettings {
+  applicationName: string;
+  max?: number;
+  /** Session settings, e.g. `{ synchronous_commit: 'off' }`. */
+  settings?: Record<string, string>;
+}
+
+/**
+ * A pool on an external PostgreSQL. Behind a transaction pooler (`directUrl` set) consecutive
+ * statements of a connection may run in different server sessions: a statement prepared under a
+ * name in one would be missing in the next, and a setting sent at connect would stay with
+ * whichever session took it. So there its clients run every statement unnamed and connect
+ * without settings.
+ */
+function newPool(
   connectionString: string,
-  max: number | undefined,
-  session: { applicationName: string; options?: string } = { applicationName: 'clipgate' },
-) =>
-  new pg.Pool({
+  { directUrl }: Pick<DatabaseOptions, 'directUrl'>,
+  { applicationName, max, settings = {} }: PoolSettings,
+): pg.Pool {
+  const options = Object.entries(settings)
+    .map(([name, value]) => `-c ${name}=${value}`)
+    .join(' ');
+  return new pg.Pool({
     connectionString,
     max: max ?? 10,
-    application_name: session.applicationName,
-    options: session.options,
+    application_name: applicationName,
+    ...(directUrl ? { Client: UnnamedClient } : options && { options }),
     // A database that does not answer fails requests (503) instead of queueing them forever.
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
   });
+}
+
+/** A client that drops the name of every statement: each is parsed where it runs. */
+class UnnamedClient extends pg.Client {
+  override query = ((...args: unknown[]) => {
+    const [config] = args;
+    if (config && typeof config === 'object' && 'name' in config) {
+      args[0] = { ...config, name: undefined };
+    }
+    return (pg.Client.prototype.query as (...a: unknown[]) => unknown).apply(this, args);
+  }) as pg.Client['query'];
+}
 
 /**
  * Logs, never throws, what fails on a pool's connections: idle ones (the pool's 'error') and
@@ -202,11 +248,21 @@ async function finishOpen(
   location: string,
   closeAll: () => Promise<void>,
 ): Promise<Database> {
-  const { logger, databaseUrl: connectionString } = options;
+  const { logger, databaseUrl: connectionString, directUrl } = options;
   logConnectionErrors(pool, logger, 'database');
   if (options.migrate !== false) {
     try {
-      await migrate(pool, logger);
+      // The migrations hold a session's advisory lock over several transactions.
+      if (directUrl) {
+        const direct = new pg.Pool({ connectionString: directUrl, max: 1 });
+        try {
+          await migrate(direct, logger);
+        } finally {
+          await direct.end();
+        }
+      } else {
+        await migrate(pool, logger);
+      }
       // The days ahead exist before the first request: on the embedded database's one
       // connection the first round of the job would otherwise hold up early requests and readiness.
       await createPartitionsAhead(pool);
@@ -220,12 +276,14 @@ async function finishOpen(
   // custom plan looks cheaper than a generic one, which cannot prune partitions at plan time),
   // and planning a page costs it three to four times what running it does. The listing pool's
   // sessions plan each once: generic plans, whose partitions are pruned when they run
-  // (docs/performance.md).
+  // (docs/performance.md). Behind a transaction pooler the setting is the database's
+  // (docs/operations.md, Behind a connection pooler).
   const readPool =
     options.readUrl || kind === 'postgres'
-      ? newPool(options.readUrl ?? connectionString, options.poolSize, {
+      ? newPool(options.readUrl ?? connectionString, options, {
           applicationName: 'clipgate-listing',
-          options: '-c plan_cache_mode=force_generic_plan',
+          max: options.poolSize,
+          settings: { plan_cache_mode: 'force_generic_plan' },
         })
       : pool;
   if (readPool !== pool) {
@@ -240,7 +298,8 @@ async function finishOpen(
     prisma,
     pool: tracedPool(pool),
     readPool: tracedPool(readPool),
-    connectionString,
+    sessionUrl: directUrl ?? connectionString,
+    openPool: (settings) => newPool(connectionString, options, settings),
     location,
     close: () =>
       (closed ??= (async () => {

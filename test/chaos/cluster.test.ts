@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { runChaos } from '../../bench/chaos/run.ts';
 
 // Three instances on one PostgreSQL and one Redis: CI sets both, and must.
-const databaseUrl = process.env.TEST_DATABASE_URL;
+// The run cuts the database at TCP proxies of its own: on the server itself, behind a pooler or not.
+const databaseUrl = process.env.TEST_DATABASE_DIRECT_URL ?? process.env.TEST_DATABASE_URL;
 const redisUrl = process.env.TEST_REDIS_URL;
 if (process.env.CI && (!databaseUrl || !redisUrl)) {
   throw new Error('CI must set TEST_DATABASE_URL and TEST_REDIS_URL: the chaos run needs both');

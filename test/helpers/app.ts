@@ -21,15 +21,30 @@ export const backends: Backend[] = process.env.TEST_DATABASE_URL
 
 export const TEST_SECRET = 'clipgate-test-secret-0123456789abcdef';
 
+/**
+ * With TEST_DATABASE_DIRECT_URL, TEST_DATABASE_URL is a transaction pooler in front of that
+ * server (CI runs one line of the suite through PgBouncer): the apps connect through the pooler
+ * and reach the database itself at the same database name on the direct server.
+ */
+const directServer = process.env.TEST_DATABASE_DIRECT_URL;
+
+/** The direct server's URL of the database a pooler's `url` names, behind a pooler. */
+export function directUrlOf(url: string): string | undefined {
+  if (!directServer) return undefined;
+  const direct = new URL(directServer);
+  direct.pathname = new URL(url).pathname;
+  return direct.toString();
+}
+
 /** A fresh, empty PostgreSQL database on the test server, dropped by the returned function. */
 export async function freshPostgres(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const admin = process.env.TEST_DATABASE_URL!;
+  const admin = directServer ?? process.env.TEST_DATABASE_URL!;
   const name = `clipgate_test_${randomUUID().replace(/-/g, '')}`;
   const client = new pg.Client({ connectionString: admin });
   await client.connect();
   await client.query(`CREATE DATABASE ${name}`);
   await client.end();
-  const url = new URL(admin);
+  const url = new URL(process.env.TEST_DATABASE_URL!);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
@@ -67,6 +82,8 @@ export async function startApp(
   // `env.DATABASE_URL` shares an existing database (e.g. a second instance on another app's
   // `config.databaseUrl`); the app that created it drops it.
   const pgdb = backend === 'postgres' && !env.DATABASE_URL ? await freshPostgres() : undefined;
+  const databaseUrl = env.DATABASE_URL ?? pgdb?.url;
+  const directUrl = databaseUrl && directUrlOf(databaseUrl);
   const config = loadConfig({
     PORT: '0',
     DATA_DIR: dataDir,
@@ -78,6 +95,7 @@ export async function startApp(
     // would fail an unrelated test. test/limits/overload.test.ts sets its own.
     OVERLOAD_LAG_MS: '0',
     ...(pgdb && { DATABASE_URL: pgdb.url }),
+    ...(directUrl && { DATABASE_DIRECT_URL: directUrl }),
     ...env,
   });
   adjust(config);

@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { signDevToken } from '../../src/accounts/auth.ts';
 import {
   backends,
+  directUrlOf,
   freshPostgres,
   TEST_SECRET,
   type Backend,
@@ -51,6 +52,7 @@ describe.each(backends)('a SIGKILL with deliveries in flight on %s', (backend: B
       PORT: '0',
       DATA_DIR: dataDir,
       DATABASE_URL: database?.url ?? '',
+      DATABASE_DIRECT_URL: (database && directUrlOf(database.url)) ?? '',
       AUTH_DEV_SECRET: TEST_SECRET,
       LOG_LEVEL: 'info',
       WEBHOOK_ALLOW_HTTP: 'true',

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { EVENT_LOCK_CLASS } from '../../src/events/outbox.ts';
 import { Prisma } from '../../src/generated/prisma/client.ts';
 import { isDatabaseUnavailable } from '../../src/storage/faults.ts';
-import { backends, freshPostgres, startApp, type TestApp } from '../helpers/app.ts';
+import { backends, directUrlOf, freshPostgres, startApp, type TestApp } from '../helpers/app.ts';
 import { gql } from '../helpers/client.ts';
 import { seedAccessory } from '../helpers/fixtures.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
@@ -55,8 +55,11 @@ describe.runIf(backends.includes('postgres'))('the database cut under a write', 
     const s = await seedAccessory(t, 'outage-1', 'cam');
 
     // Another session holds the account's event lock, so the write waits inside its
-    // transaction (in a raw query) when the connection is cut.
-    const holder = new pg.Client({ connectionString: database.url });
+    // transaction (in a raw query) when the connection is cut. A session lock needs a session of
+    // its own: the database itself, not a transaction pooler.
+    const holder = new pg.Client({
+      connectionString: directUrlOf(database.url) ?? database.url,
+    });
     await holder.connect();
     cleanup.push(() => holder.end());
     await holder.query('SELECT pg_advisory_lock($1::int, hashtext($2::text))', [

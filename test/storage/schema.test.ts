@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/storage/database.ts';
 import { createLogger } from '../../src/logger.ts';
-import { backends, freshPostgres } from '../helpers/app.ts';
+import { backends, directUrlOf, freshPostgres } from '../helpers/app.ts';
 
 interface Field {
   column: string;
@@ -66,6 +66,7 @@ describe.each(backends)('prisma schema and SQL migrations on %s', (backend) => {
     drop = pgdb?.drop;
     db = await openDatabase({
       databaseUrl: pgdb?.url,
+      directUrl: pgdb && directUrlOf(pgdb.url),
       embeddedDir: 'memory://',
       logger: createLogger('silent'),
     });
@@ -155,7 +156,12 @@ describe.each(backends)('prisma schema and SQL migrations on %s', (backend) => {
     const logger = createLogger('silent');
     const instances = await Promise.all(
       [1, 2, 3].map(() =>
-        openDatabase({ databaseUrl: shared.url, embeddedDir: 'memory://', logger }),
+        openDatabase({
+          databaseUrl: shared.url,
+          directUrl: directUrlOf(shared.url),
+          embeddedDir: 'memory://',
+          logger,
+        }),
       ),
     );
     expect(await count(instances[0]!)).toBe(dirs.length);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryPage } from '../../src/activities/store.ts';
 import { StatementNames } from '../../src/storage/statements.ts';
-import { backends, startApp, type TestApp } from '../helpers/app.ts';
+import { backends, directUrlOf, freshPostgres, startApp, type TestApp } from '../helpers/app.ts';
 import { seedAccessory, seedActivities } from '../helpers/fixtures.ts';
 
 describe('statement names', () => {
@@ -21,13 +21,25 @@ describe('statement names', () => {
 describe.each(backends)('read statements on %s', (backend) => {
   let t: TestApp;
   let accessoryId: string;
+  let drop: (() => Promise<void>) | undefined;
   beforeAll(async () => {
-    t = await startApp(backend);
+    // Behind a transaction pooler the service names no statements (test/storage/pooler.test.ts):
+    // what this checks is a direct connection's, so the app connects to the database itself.
+    const pooled =
+      backend === 'postgres' && process.env.TEST_DATABASE_DIRECT_URL
+        ? await freshPostgres()
+        : undefined;
+    const direct = pooled && directUrlOf(pooled.url);
+    drop = pooled?.drop;
+    t = await startApp(backend, direct ? { DATABASE_URL: direct, DATABASE_DIRECT_URL: '' } : {});
     const seeded = await seedAccessory(t);
     accessoryId = seeded.accessoryId;
     await seedActivities(t, seeded.ingest, accessoryId, 3);
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    await t.close();
+    await drop?.();
+  });
 
   it('runs a page as a statement prepared once per connection, with the same rows each time', async () => {
     const client = await t.app.services.db.pool.connect();

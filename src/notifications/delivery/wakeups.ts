@@ -117,7 +117,7 @@ export class Wakeups {
   async #listen(): Promise<void> {
     if (this.#db.kind !== 'postgres' || this.#closed) return;
     const client = new pg.Client({
-      connectionString: this.#db.connectionString,
+      connectionString: this.#db.sessionUrl,
       application_name: 'clipgate-dispatcher',
     });
     let retried = false;

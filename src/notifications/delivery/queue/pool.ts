@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 import type { Database } from '../../../storage/database.ts';
 
 /**
@@ -13,14 +13,13 @@ export function dispatcherPool(
   onIdleError: (err: Error) => void,
 ): { pool: pg.Pool; end(): Promise<void> } {
   if (db.kind !== 'postgres') return { pool: db.pool, end: async () => undefined };
-  const pool = new pg.Pool({
-    connectionString: db.connectionString,
+  const pool = db.openPool({
+    applicationName: 'clipgate-dispatcher',
     max: 4,
-    application_name: 'clipgate-dispatcher',
     // A burst of deliveries (say, after an outage) is claimed before autovacuum has analyzed
     // the table: planned from stale statistics, the claim would bitmap-scan and sort every
     // pending row each time instead of walking the due index in order.
-    options: '-c synchronous_commit=off -c enable_bitmapscan=off',
+    settings: { synchronous_commit: 'off', enable_bitmapscan: 'off' },
   });
   pool.on('error', onIdleError);
   return { pool, end: () => pool.end() };

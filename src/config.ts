@@ -15,6 +15,8 @@ export interface Config {
   databaseUrl: string | undefined;
   /** `DATABASE_READ_URL`: a read replica of DATABASE_URL that serves the activity listings. */
   databaseReadUrl: string | undefined;
+  /** `DATABASE_READ_MAX_LAG_MS`: beyond this lag the read replica serves no listing reads. */
+  databaseReadMaxLagMs: number;
   /**
    * `DATABASE_DIRECT_URL`: the database itself when DATABASE_URL is a transaction pooler
    * (PgBouncer); the sessions a pooler cannot carry (migrations, LISTEN) connect here.
@@ -240,7 +242,8 @@ function int(env: Env, name: string, fallback: number): number {
 /** A whole number from `min` to `max`. */
 function intWithin(env: Env, name: string, fallback: number, min: number, max: number): number {
   const value = int(env, name, fallback);
-  if (value < min || value > max) throw new Error(`${name} must be between ${min} and ${max}`);
+  if (value < min || value > max)
+    throw new ConfigError(`${name} must be between ${min} and ${max}`);
   return value;
 }
 
@@ -479,7 +482,7 @@ function limitsConfig(env: Env): LimitsConfig {
   }
   if (limits.rateRps > 0 && limits.costRate > 0 && 2 * ingestCostRate(limits) < 1) {
     // Its burst (two seconds' worth) would hold less than one point: nothing could ever run.
-    throw new Error(
+    throw new ConfigError(
       'RATE_LIMIT_COST × RATE_LIMIT_INGEST_RPS / RATE_LIMIT_RPS (the cost budget of ingest tokens) must be at least 0.5 points a second',
     );
   }
@@ -520,6 +523,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: path.resolve(env.DATA_DIR || './data'),
     databaseUrl: env.DATABASE_URL || undefined,
     databaseReadUrl: env.DATABASE_READ_URL || undefined,
+    databaseReadMaxLagMs: intWithin(env, 'DATABASE_READ_MAX_LAG_MS', 5000, 100, 3_600_000),
     databaseDirectUrl: directUrl(env),
     redisUrl: env.REDIS_URL || undefined,
     logLevel: logLevel(env),

@@ -11,7 +11,7 @@ import { LiveEvents } from './events/live/live-events.ts';
 import { liveObserver } from './events/live/observer.ts';
 import { EventLog } from './events/log.ts';
 import { EventPull } from './events/pull.ts';
-import { createMetrics, type Metrics } from './http/metrics.ts';
+import { createMetrics, registerReplicaMetrics, type Metrics } from './http/metrics.ts';
 import type { Disposables } from './lifecycle.ts';
 import { Admission } from './limits/admission.ts';
 import { RateLimiter } from './limits/rate.ts';
@@ -83,6 +83,7 @@ export async function buildServices(
   const db = await openDatabase({
     databaseUrl: config.databaseUrl,
     readUrl: config.databaseReadUrl,
+    readMaxLagMs: config.databaseReadMaxLagMs,
     directUrl: config.databaseDirectUrl,
     embeddedDir: options.embeddedDir ?? embeddedDirectory(config.dataDir),
     logger,
@@ -98,7 +99,16 @@ export async function buildServices(
     announce,
   });
   const metrics = createMetrics();
+  const { replica } = db;
+  if (replica) registerReplicaMetrics(metrics.registry, () => replica.state());
   const signal = new EventSignal();
+  // Read-your-writes on a read replica: an account that wrote reads from the primary until the
+  // replica has replayed its write. Every change a listing shows commits events.
+  if (db.replica) {
+    signal.subscribe((events) => {
+      for (const event of events) db.noteWrite(event.accountId);
+    });
+  }
   const secrets = createSecretBox(
     (await loadSecretsKey(config.dataDir, config.webhook.secretsKey, announce ? logger : undefined))
       .key,

@@ -98,6 +98,7 @@ describe('a setting the service cannot start with', () => {
     ['PORT', '70000'],
     ['LOG_LEVEL', 'loud'],
     ['WEBHOOK_ALLOW_HTTP', 'yes'],
+    ['LIVE_CHECK_MS', '5'],
   ])('%s=%s is one line naming it, and exit code 1', async (name, value) => {
     const run = await runToEnd(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
       DATA_DIR: await tempDir(),

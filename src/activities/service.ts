@@ -56,7 +56,7 @@ export class ActivityService {
         `startActivityId is older than the account's retention window (${account.retentionDays} days)`,
       );
     }
-    return queryPage(this.db.readPool, {
+    return queryPage(this.db.readPoolFor(account.accountId), {
       accessoryId,
       floor,
       scanDirectionNewer: req.scanDirectionNewer,

@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { ReplicaState } from '../storage/replica.ts';
 
 /** The service's Prometheus metrics, one registry per app so several apps can share a process. */
 export function createMetrics() {
@@ -42,6 +43,26 @@ export function createMetrics() {
     ...jobMetrics(registry),
     ...exportMetrics(registry),
   };
+}
+
+/** The read replica's lag and whether it serves listings (DATABASE_READ_URL), read when scraped. */
+export function registerReplicaMetrics(registry: Registry, state: () => ReplicaState): void {
+  new Gauge({
+    name: 'clipgate_read_replica_lag_seconds',
+    help: 'How far the read replica is behind the primary, in seconds (to the check interval, 250 ms)',
+    registers: [registry],
+    collect() {
+      this.set(state().lagSeconds);
+    },
+  });
+  new Gauge({
+    name: 'clipgate_read_replica_in_service',
+    help: 'Whether listing reads go to the read replica (1), or all to the primary because it lags beyond DATABASE_READ_MAX_LAG_MS (0)',
+    registers: [registry],
+    collect() {
+      this.set(state().inService ? 1 : 0);
+    },
+  });
 }
 
 /** Clip exports (src/media/export.ts): what was refused or cut, and the slots in use. */

@@ -9,6 +9,7 @@ import { Disposables } from '../lifecycle.ts';
 import { lockEmbedded } from './embedded-lock.ts';
 import { migrate } from './migrate.ts';
 import { createPartitionsAhead } from './partitions.ts';
+import { ReplicaReads } from './replica.ts';
 
 export type Prisma = InstanceType<typeof PrismaClient>;
 
@@ -76,6 +77,15 @@ export interface Database {
    */
   readPool: pg.Pool;
   /**
+   * The pool for one listing read of `key` (an account): `readPool`, or the primary's while the
+   * replica has not replayed the key's last write on this instance or lags too far behind.
+   */
+  readPoolFor(key: string): pg.Pool;
+  /** Tells the replica's router that `key` wrote (a commit); nothing without a replica. */
+  noteWrite(key: string): void;
+  /** The replica's router, with a replica (`readUrl`). */
+  replica: ReplicaReads | undefined;
+  /**
    * A connection string of the database's own sessions, for what a transaction pooler cannot
    * carry (LISTEN): `directUrl` when the service runs behind one, else the connection string.
    */
@@ -104,6 +114,8 @@ export interface DatabaseOptions {
   routeEmbedded?: (connectionString: string) => Promise<string>;
   /** `postgres://...` of a read replica of the database, for listing reads; never migrated. */
   readUrl?: string;
+  /** Beyond this lag the replica serves no listing reads (`DATABASE_READ_MAX_LAG_MS`). */
+  readMaxLagMs?: number;
   /**
    * `postgres://...` of the database itself when `databaseUrl` is a transaction pooler
    * (PgBouncer): migrations (under a session advisory lock) and LISTEN connect here, and the
@@ -292,17 +304,30 @@ async function finishOpen(
   // Prisma traces its own queries (telemetry/start.ts); the pools handed out for hand-written
   // SQL trace those.
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  const traced = { pool: tracedPool(pool), readPool: tracedPool(readPool) };
+  const replica = options.readUrl
+    ? new ReplicaReads({
+        primary: traced.pool,
+        replica: traced.readPool,
+        maxLagMs: options.readMaxLagMs ?? 5000,
+        logger,
+      })
+    : undefined;
+  replica?.start();
   let closed: Promise<void> | undefined;
   return {
     kind,
     prisma,
-    pool: tracedPool(pool),
-    readPool: tracedPool(readPool),
+    ...traced,
+    readPoolFor: (key) => replica?.poolFor(key) ?? traced.readPool,
+    noteWrite: (key) => replica?.noteWrite(key),
+    replica,
     sessionUrl: directUrl ?? connectionString,
     openPool: (settings) => newPool(connectionString, options, settings),
     location,
     close: () =>
       (closed ??= (async () => {
+        await replica?.close();
         await prisma.$disconnect();
         if (readPool !== pool) await readPool.end();
         await closeAll();

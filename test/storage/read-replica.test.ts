@@ -4,6 +4,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.ts';
 import { migrate } from '../../src/storage/migrate.ts';
+import { lsnValue } from '../../src/storage/replica.ts';
 import { backends, freshPostgres, startApp, type Backend, type TestApp } from '../helpers/app.ts';
 import { rest } from '../helpers/client.ts';
 import { seedAccessory, seedActivities } from '../helpers/fixtures.ts';
@@ -82,5 +83,118 @@ describe.each(backends)('DATABASE_READ_URL on %s', (backend) => {
     expect(await list()).toEqual([...first].reverse());
     await replicate();
     expect(await list()).toEqual([late, ...[...first].reverse()]);
+  });
+});
+
+// A real streaming standby of the test server (CI starts one: scripts/standby-local.sh).
+const standbyServer = process.env.TEST_DATABASE_STANDBY_URL;
+if (process.env.CI && process.env.TEST_DATABASE_URL && !standbyServer) {
+  throw new Error('CI must set TEST_DATABASE_STANDBY_URL: the standby tests run there');
+}
+if (!standbyServer)
+  console.warn('the standby tests run only with TEST_DATABASE_STANDBY_URL (.ci/run sets it)');
+
+describe.runIf(standbyServer)('a streaming standby as DATABASE_READ_URL', () => {
+  let pgdb: { url: string; drop: () => Promise<void> };
+  let standby: pg.Client;
+  let t: TestApp;
+  let other: TestApp;
+  beforeAll(async () => {
+    pgdb = await freshPostgres();
+    const url = new URL(standbyServer!);
+    url.pathname = new URL(pgdb.url).pathname;
+    // The new database reaches the standby with the WAL that created it.
+    standby = new pg.Client({ connectionString: standbyServer });
+    await standby.connect();
+    const name = url.pathname.slice(1);
+    const exists = async () =>
+      (await standby.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount === 1;
+    for (let i = 0; i < 200 && !(await exists()); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    t = await startApp('postgres', {
+      DATABASE_URL: pgdb.url,
+      DATABASE_READ_URL: url.toString(),
+      DATABASE_READ_MAX_LAG_MS: '1500',
+    });
+    // Another instance on the same primary, without the replica: its writes are not this one's.
+    other = await startApp('postgres', { DATABASE_URL: pgdb.url });
+  });
+  afterAll(async () => {
+    await standby?.query('SELECT pg_wal_replay_resume()').catch(() => undefined);
+    await standby?.end();
+    await other?.close();
+    await t?.close();
+    await pgdb?.drop();
+  });
+
+  const metric = async (name: string) => {
+    const text = await (await fetch(`${t.url}/metrics`)).text();
+    return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]);
+  };
+
+  it('lets an account read its own writes while replay is paused, serves the others from the standby, and takes a stalled standby out of reads until it catches up', async () => {
+    const a = await seedAccessory(t, 'writer', 'cam-a');
+    const b = await seedAccessory(t, 'reader', 'cam-b');
+    const list = async (s: { ingest: string; accessoryId: string }, subject: string) => {
+      const token = await t.token(['activities_basic'], subject);
+      const res = await rest(
+        t.url,
+        token,
+        'POST',
+        `/api/accessories/${s.accessoryId}/activities`,
+        {},
+      );
+      return res.body.activities.map((x: { activityId: string }) => x.activityId) as string[];
+    };
+    const [bFirst] = await seedActivities(t, b.ingest, b.accessoryId, 1, 3_600_000);
+    await expect.poll(() => list(b, 'reader'), { timeout: 10_000 }).toEqual([bFirst]);
+    await expect
+      .poll(() => metric('clipgate_read_replica_lag_seconds'), { timeout: 10_000 })
+      .toBeLessThan(1);
+
+    await standby.query('SELECT pg_wal_replay_pause()');
+    await expect
+      .poll(
+        async () =>
+          (await standby.query<{ s: string }>('SELECT pg_get_wal_replay_pause_state() AS s'))
+            .rows[0]!.s,
+      )
+      .toBe('paused');
+    // Written through the other instance: this one does not know, and reads the paused standby.
+    const [bLate] = await seedActivities(other, b.ingest, b.accessoryId, 1, 60_000);
+    expect(await list(b, 'reader')).toEqual([bFirst]);
+    // Written through this one: the writer's next read goes to the primary.
+    const [aOwn] = await seedActivities(t, a.ingest, a.accessoryId, 1);
+    expect(await list(a, 'writer')).toEqual([aOwn]);
+
+    // The standby falls behind beyond DATABASE_READ_MAX_LAG_MS: every read goes to the primary.
+    await expect
+      .poll(() => metric('clipgate_read_replica_in_service'), { timeout: 10_000 })
+      .toBe(0);
+    expect(await metric('clipgate_read_replica_lag_seconds')).toBeGreaterThan(1.5);
+    expect(await list(b, 'reader')).toEqual([bLate, bFirst]);
+
+    await standby.query('SELECT pg_wal_replay_resume()');
+    await expect
+      .poll(() => metric('clipgate_read_replica_in_service'), { timeout: 10_000 })
+      .toBe(1);
+    expect(await list(b, 'reader')).toEqual([bLate, bFirst]);
+  }, 60_000);
+});
+
+describe('WAL positions', () => {
+  it('order as PostgreSQL orders them, across the high word', () => {
+    const positions = ['0/0', '0/16B3740', '0/FFFFFFFF', '1/0', '16/B374D848', 'A/1'];
+    const values = positions.map(lsnValue);
+    expect([...values].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0))).toEqual([
+      values[0],
+      values[1],
+      values[2],
+      values[3],
+      values[5],
+      values[4],
+    ]);
+    expect(lsnValue('1/0')).toBe(2n ** 32n);
   });
 });

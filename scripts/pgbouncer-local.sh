@@ -1,8 +1,9 @@
 #!/usr/bin/env sh
-# Starts a PgBouncer in transaction pooling on 127.0.0.1:${PGBOUNCER_PORT:-6432} in front of the
-# local PostgreSQL (127.0.0.1:5432, trust auth), for the tests and benches that run behind a
-# pooler. Every database name is passed through. Its files live in ${PGBOUNCER_DIR:-/tmp/clipgate-pgbouncer}.
-# Usage: scripts/pgbouncer-local.sh [max_db_connections]
+# Starts a PgBouncer in transaction pooling on 127.0.0.1:${PGBOUNCER_PORT:-6432} in front of a
+# local PostgreSQL (127.0.0.1:${PGBOUNCER_UPSTREAM_PORT:-5432}, trust auth), for the tests and
+# benches that run behind a pooler. Every database name is passed through, with up to
+# ${PGBOUNCER_POOL_SIZE:-20} server connections each. Its files live in
+# ${PGBOUNCER_DIR:-/tmp/clipgate-pgbouncer}.
 set -eu
 dir=${PGBOUNCER_DIR:-${TMPDIR:-/tmp}/clipgate-pgbouncer}
 port=${PGBOUNCER_PORT:-6432}
@@ -13,7 +14,7 @@ fi
 echo '"postgres" ""' > "$dir/userlist.txt"
 cat > "$dir/pgbouncer.ini" <<INI
 [databases]
-* = host=127.0.0.1 port=5432
+* = host=127.0.0.1 port=${PGBOUNCER_UPSTREAM_PORT:-5432}
 
 [pgbouncer]
 listen_addr = 127.0.0.1
@@ -23,8 +24,7 @@ auth_type = trust
 auth_file = $dir/userlist.txt
 pool_mode = transaction
 max_client_conn = 2000
-default_pool_size = 20
-max_db_connections = ${1:-0}
+default_pool_size = ${PGBOUNCER_POOL_SIZE:-20}
 server_reset_query =
 ignore_startup_parameters = extra_float_digits
 logfile = $dir/pgbouncer.log

@@ -11,7 +11,7 @@ import { LiveEvents } from './events/live/live-events.ts';
 import { liveObserver } from './events/live/observer.ts';
 import { EventLog } from './events/log.ts';
 import { EventPull } from './events/pull.ts';
-import { createMetrics, type Metrics } from './http/metrics.ts';
+import { createMetrics, type Metrics } from './metrics.ts';
 import type { Disposables } from './lifecycle.ts';
 import { Admission } from './limits/admission.ts';
 import { RateLimiter } from './limits/rate.ts';

@@ -13,7 +13,7 @@ import { admit, type RequestContext } from '../context.ts';
 import { callerOf, rateLimited } from '../limits/rate.ts';
 import { CostShares } from '../limits/shares.ts';
 import { declaredLength } from '../http/body.ts';
-import type { HttpHandler } from '../http/server.ts';
+import type { HttpHandler } from '../http/handler.ts';
 import type { Services } from '../services.ts';
 import { graphqlTracing } from '../telemetry/graphql.ts';
 import { activeTracer } from '../telemetry/tracing.ts';

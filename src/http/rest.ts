@@ -3,11 +3,12 @@ import type { z } from 'zod';
 import type { ScopeName } from '../accounts/auth.ts';
 import { admit, type RequestContext } from '../context.ts';
 import { invalidArgument, methodNotAllowed, notFound } from '../errors.ts';
-import { checkPathParameter } from '../ids.ts';
+import { parseInput } from '../schemas.ts';
 import type { Services } from '../services.ts';
-import { parseInput, readJsonBody } from './body.ts';
+import { readJsonBody } from './body.ts';
+import type { HttpHandler } from './handler.ts';
 import { sendJson } from './json.ts';
-import type { HttpHandler } from './server.ts';
+import { checkPathParameter } from './parameters.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 

@@ -11,7 +11,7 @@ import { parseTimestamp } from '../ids.ts';
 import type { Logger } from '../logger.ts';
 import type { Database } from '../storage/database.ts';
 import { kindInfo, uploadPrefix, type UploadRef } from './model.ts';
-import { NO_FFMPEG } from './packager.ts';
+import { NO_FFMPEG } from './ffmpeg.ts';
 import type { MediaSigner, TimeRange } from './signing.ts';
 import { ObjectMissing, type MediaStore } from './store.ts';
 

@@ -22,9 +22,6 @@ type PackageJob = UploadRef;
 
 const MAX_ATTEMPTS = 3;
 
-/** package_error of an MP4 taken by an instance that has no ffmpeg (its status is `failed`). */
-export const NO_FFMPEG = 'not packaged: the instance that took the upload has no ffmpeg';
-
 const jobKey = (job: PackageJob) => `${job.accessoryId}/${job.activityId}/${job.uploadId}`;
 
 /** ffmpeg failed on the input itself: retrying gives the same answer. */
@@ -44,6 +41,11 @@ class PackagingFailed extends Error {}
  * a restart. The poll is the background job `media.package-poll` (src/jobs/background.ts): every
  * `MEDIA_PACKAGER_POLL_MS`, and whenever a slot frees up with nothing queued (`onSlotFree`).
  */
+/** The packager's settings, with the ffmpeg found when media started (undefined: none). */
+export type PackagerConfig = Omit<MediaConfig['packager'], 'ffmpeg'> & {
+  ffmpeg: string | undefined;
+};
+
 export class Packager {
   readonly #queue: PackageJob[] = [];
   readonly #known = new Set<string>();
@@ -56,7 +58,7 @@ export class Packager {
   constructor(
     private readonly db: Database,
     private readonly store: MediaStore,
-    private readonly config: MediaConfig['packager'],
+    private readonly config: PackagerConfig,
     private readonly tmpDir: string,
     private readonly logger: Logger,
     /** Announces a finished activity's clip once packaging settled (activity_media_ready). */

@@ -9,7 +9,7 @@ import { AppError, conflict, invalidArgument, notFound } from '../errors.ts';
 import type { Database } from '../storage/database.ts';
 import type { MediaCleanup } from './cleanup.ts';
 import type { MediaLookup } from './lookup.ts';
-import { NO_FFMPEG } from './packager.ts';
+import { NO_FFMPEG } from './ffmpeg.ts';
 import type { MediaReadiness } from './ready.ts';
 import {
   isActivityRef,

@@ -11,7 +11,7 @@ import {
 } from 'graphql';
 import type { Principal } from '../../accounts/auth.ts';
 import type { Config } from '../../config.ts';
-import type { Metrics } from '../../http/metrics.ts';
+import type { Metrics } from '../../metrics.ts';
 import type { Logger } from '../../logger.ts';
 import { AppError } from '../../errors.ts';
 import { requestError } from '../errors.ts';

@@ -11,7 +11,8 @@ import { LiveCloseCode, onTokenExpiry, sseError, type LiveRequest } from './live
  * and when the client goes away.
  */
 export async function openSse(
-  ctx: RequestContext & { res?: http.ServerResponse },
+  ctx: RequestContext,
+  res: http.ServerResponse | undefined,
   request: LiveRequest,
 ): Promise<LiveSubscription> {
   const { live, liveConnections: connections, config } = ctx.services;
@@ -44,7 +45,6 @@ export async function openSse(
     connections.unclaim(principal);
     connections.close();
   };
-  const { res } = ctx;
   try {
     const sub = await live.subscribe({
       ...request,

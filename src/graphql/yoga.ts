@@ -20,8 +20,10 @@ import { activeTracer } from '../telemetry/tracing.ts';
 import { graphqlContext, type GraphQLContext } from './builder.ts';
 import { requestError, toGraphQLError } from './errors.ts';
 import { operationLimits } from './limits.ts';
+import type { LiveRequest } from './live.ts';
 import { schema } from './schema.ts';
 import { sharedEventResults } from './shared-events.ts';
+import { openSse } from './sse.ts';
 import type { GraphQLWorkers } from './workers/pool.ts';
 
 /** What Yoga is handed by the HTTP server (`caller`), and by the WebSocket adapter (`wsContext`). */
@@ -50,13 +52,18 @@ export function createGraphQL(services: Services, workers?: GraphQLWorkers) {
     logging: false,
     // Called once per operation, also for each operation of a WebSocket connection (counted
     // by the WebSocket adapter when it subscribes).
-    context: ({ request, wsContext, caller }) =>
-      // A WebSocket operation has no request of its own (and no Idempotency-Key). Every HTTP
-      // request Yoga executes came through graphqlHandler, which gave it its caller (only a CORS
-      // preflight did not, and Yoga answers that itself).
+    context: ({ request, res, wsContext, caller }) =>
+      // A WebSocket operation has no request of its own (and no Idempotency-Key); its live
+      // transport came with it (ws.ts). Every HTTP request Yoga executes came through
+      // graphqlHandler, which gave it its caller (only a CORS preflight did not, and Yoga answers
+      // that itself); its subscriptions run over SSE.
       wsContext
         ? graphqlContext(wsContext)
-        : graphqlContext(caller!, request.headers.get('idempotency-key') ?? undefined),
+        : {
+            ...graphqlContext(caller!, request.headers.get('idempotency-key') ?? undefined),
+            liveTransport: 'sse' as const,
+            openLive: (live: LiveRequest) => openSse(caller!, res, live),
+          },
     maskedErrors: {
       maskError: (error) => {
         const masked = toGraphQLError(error, services.logger);

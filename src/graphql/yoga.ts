@@ -31,9 +31,9 @@ export interface ServerContext {
   req: http.IncomingMessage;
   res: http.ServerResponse;
   /** An HTTP request's caller, authenticated and counted by graphqlHandler before Yoga runs. */
-  caller?: RequestContext;
+  caller?: RequestContext<Services>;
   /** A graphql-ws connection, authenticated once in connection_init (graphql/ws.ts). */
-  wsContext?: RequestContext;
+  wsContext?: RequestContext<Services>;
 }
 
 /** GraphQL over HTTP and SSE on `/graphql`; its envelop also runs the WebSocket operations. */

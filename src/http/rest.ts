@@ -40,7 +40,7 @@ export interface RestRoute<B extends z.ZodType = z.ZodType, R extends z.ZodType 
   /** The JSON body of a 200; without one the operation answers 204 No Content. */
   response?: R;
   handle(
-    ctx: RequestContext,
+    ctx: RequestContext<Services>,
     input: {
       params: Record<string, string>;
       query: Record<string, string>;

@@ -19,7 +19,7 @@ export async function acceptConnection(
   params: Record<string, unknown>,
 ): Promise<boolean> {
   const value = params.authorization ?? params.Authorization;
-  let context: RequestContext;
+  let context: RequestContext<Services>;
   try {
     context = await authenticate(services, typeof value === 'string' ? value : undefined);
   } catch (err) {

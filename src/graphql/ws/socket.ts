@@ -5,6 +5,7 @@ import type { ConnectionOwner } from '../../events/live/connections.ts';
 import type { LiveSubscription } from '../../events/live/subscription.ts';
 import type { LiveSink } from '../../events/live/ports.ts';
 import type { RequestContext } from '../../context.ts';
+import type { Services } from '../../services.ts';
 import type { Logger } from '../../logger.ts';
 import { LiveCloseCode } from '../live.ts';
 
@@ -14,7 +15,7 @@ export interface Connection {
   sink: LiveSink;
   /** Its live subscriptions. */
   live: Set<LiveSubscription>;
-  context: RequestContext | undefined;
+  context: RequestContext<Services> | undefined;
   /** Whose connection it is, once authenticated: it holds one of their slots. */
   owner: ConnectionOwner | undefined;
   alive: boolean;

@@ -53,36 +53,36 @@ export class MediaService {
     this.readiness = new MediaReadiness(signer, config.media.notificationUrlTtlS, signal);
     this.lookup = new MediaLookup(db, signer, logger);
     this.cleanup = new MediaCleanup(db, store, logger);
-    this.packager = new Packager(
+    this.packager = new Packager({
       db,
       store,
-      { ...config.media.packager, ffmpeg: this.ffmpeg },
-      this.#tmpDir,
+      config: { ...config.media.packager, ffmpeg: this.ffmpeg },
+      tmpDir: this.#tmpDir,
       logger,
-      this.readiness,
-      (job) => this.lookup.forget(job.accessoryId, job.activityId),
-    );
-    this.exports = new MediaExports(
+      readiness: this.readiness,
+      onChange: (job) => this.lookup.forget(job.accessoryId, job.activityId),
+    });
+    this.exports = new MediaExports({
       db,
       store,
       signer,
-      config.media.export,
-      this.ffmpeg,
-      this.#tmpDir,
+      config: config.media.export,
+      ffmpeg: this.ffmpeg,
+      tmpDir: this.#tmpDir,
       logger,
-      exportObserver,
-    );
-    this.uploads = new MediaUploads(
+      observer: exportObserver,
+    });
+    this.uploads = new MediaUploads({
       db,
       store,
-      this.lookup,
-      this.cleanup,
-      config.media,
-      this.#tmpDir,
-      this.packager.available,
-      this.readiness,
-      (upload) => this.packager.enqueue(upload),
-    );
+      lookup: this.lookup,
+      cleanup: this.cleanup,
+      limits: config.media,
+      tmpDir: this.#tmpDir,
+      packaging: this.packager.available,
+      readiness: this.readiness,
+      onMp4: (upload) => this.packager.enqueue(upload),
+    });
   }
 
   static async create(

@@ -56,10 +56,10 @@ export class GraphQLWorkers {
     private readonly logger: Logger,
     private readonly metrics: Metrics,
   ) {
-    // A thread opens no Redis connection (it neither rate limits nor publishes). It traces to
-    // the instance's OTLP endpoint itself; an in-process exporter (tests') stays here.
+    // A thread traces to the instance's OTLP endpoint itself; an in-process exporter (tests')
+    // stays here. It builds the read side only (worker.ts), which opens no Redis connection.
     const telemetry = config.telemetry?.exporter ? undefined : config.telemetry;
-    this.#config = { ...config, redisUrl: undefined, telemetry };
+    this.#config = { ...config, telemetry };
     this.#threads = Array.from({ length: config.graphqlWorkers.threads }, () => undefined);
   }
 

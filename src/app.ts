@@ -175,7 +175,7 @@ function backingServices({ config, db, media }: Services) {
       ? withoutCredentials(config.redisUrl)
       : 'none: live events and rate limits stay within this instance',
     mediaStore: `${media.store.kind} ${media.store.location}`,
-    ffmpeg: config.media.packager.ffmpeg ?? 'none: MP4 uploads are not packaged to HLS/DASH',
+    ffmpeg: media.ffmpeg ?? 'none: MP4 uploads are not packaged to HLS/DASH',
     tracing: config.telemetry ? config.telemetry.endpoint : 'off',
   };
 }

@@ -1,7 +1,5 @@
 import path from 'node:path';
 import type { SpanExporter } from '@opentelemetry/sdk-trace';
-import { MAX_UNITS_PER_SECOND } from './limits/gcra.ts';
-import { locate } from './media/ffmpeg.ts';
 import { StartError } from './start-error.ts';
 
 /** A setting the service cannot start with; the message names the variable. */
@@ -129,8 +127,11 @@ export interface MediaConfig {
     timeoutS: number;
     pollMs: number;
     segmentS: number;
-    /** `FFMPEG_PATH`, the system's, or the npm-shipped build; undefined: no packaging here. */
-    ffmpeg: string | undefined;
+    /**
+     * `FFMPEG_PATH` when set; undefined: src/media/ffmpeg.ts finds one when media starts (the
+     * system's, or the npm-shipped build); false: none, no packaging here.
+     */
+    ffmpeg: string | false | undefined;
   };
   /** Clip exports (src/media/export.ts), run with the packager's ffmpeg. */
   export: {
@@ -361,8 +362,7 @@ function mediaConfig(env: Env): MediaConfig {
       timeoutS: int(env, 'MEDIA_PACKAGER_TIMEOUT_S', 600),
       pollMs: int(env, 'MEDIA_PACKAGER_POLL_MS', 10_000),
       segmentS: int(env, 'MEDIA_SEGMENT_S', 4),
-      // The PATH searched is this process's (the one spawn searches) unless env has its own.
-      ffmpeg: locate('ffmpeg', { PATH: process.env.PATH, ...env }),
+      ffmpeg: env.FFMPEG_PATH || undefined,
     },
     export: exportConfig(env, maxMp4Bytes),
   };
@@ -446,6 +446,9 @@ function publicBaseUrl(env: Env): string | undefined {
 
 /** The largest RATE_LIMIT_BURST: far beyond any use, well within what the buckets can count. */
 const MAX_BURST = 10_000_000;
+
+/** The most units a rate limiter's bucket counts per second (src/limits/gcra.ts says why). */
+export const MAX_UNITS_PER_SECOND = 100_000;
 
 /**
  * The GraphQL cost budget of ingest tokens, points a second: RATE_LIMIT_COST scaled as their

@@ -2,14 +2,15 @@ import type { Principal, ScopeName } from './accounts/auth.ts';
 import type { AccountView } from './accounts/service.ts';
 import { notFound } from './errors.ts';
 import { rateLimited, rateLimitHeaders } from './limits/rate.ts';
-import type { Services } from './services.ts';
+import type { ReadServices, Services } from './services.ts';
 
 /**
  * What a request knows about its caller; the same for REST and GraphQL. A plain object of
  * closures, since Yoga spreads the context it is given into its own.
  */
-export interface RequestContext {
-  services: Services;
+export interface RequestContext<S extends ReadServices = ReadServices> {
+  /** The instance's services; a GraphQL worker thread's have the read side only. */
+  services: S;
   principal: Principal;
   require(...anyOf: ScopeName[]): void;
   /** The caller's own account (its token's subject), or null if none was created for it. */
@@ -18,9 +19,12 @@ export interface RequestContext {
   ownAccount(accountId?: string): Promise<AccountView>;
 }
 
-export function requestContext(services: Services, principal: Principal): RequestContext {
+export function requestContext<S extends ReadServices>(
+  services: S,
+  principal: Principal,
+): RequestContext<S> {
   let account: Promise<AccountView | null> | undefined;
-  const ctx: RequestContext = {
+  const ctx: RequestContext<S> = {
     services,
     principal,
     require: (...anyOf) => services.auth.requireScope(principal, ...anyOf),
@@ -37,7 +41,7 @@ export function requestContext(services: Services, principal: Principal): Reques
 export async function authenticate(
   services: Services,
   authorization: string | undefined | null,
-): Promise<RequestContext> {
+): Promise<RequestContext<Services>> {
   return requestContext(services, await services.auth.authenticate(authorization));
 }
 
@@ -54,7 +58,7 @@ export async function admit(
   services: Services,
   authorization: string | undefined | null,
   answer: HeaderSink,
-): Promise<RequestContext> {
+): Promise<RequestContext<Services>> {
   const ctx = await authenticate(services, authorization);
   await takeRequest(services, ctx, answer);
   return ctx;

@@ -1,4 +1,3 @@
-import { isActivityId } from './activities/ids.ts';
 import { invalidArgument } from './errors.ts';
 
 /** Account and Accessory Ids: UUID v4, lower case. */
@@ -8,23 +7,6 @@ export const isUuid = (value: string): boolean => UUID_V4.test(value);
 
 export function checkUuid(field: string, value: string): string {
   if (!isUuid(value)) throw invalidArgument(field, `${field} must be a lower-case UUID v4`);
-  return value;
-}
-
-/**
- * The form of each path parameter, checked before anything else looks at it: a malformed id in
- * a path is a 400 naming the parameter, not a 404 (that stays for well-formed ids that are
- * unknown or another account's).
- */
-const pathParameters: Record<string, { valid(value: string): boolean; form: string }> = {
-  accessoryId: { valid: isUuid, form: 'a lower-case UUID v4' },
-  accountId: { valid: (v) => v === 'self' || isUuid(v), form: '"self" or a lower-case UUID v4' },
-  activityId: { valid: isActivityId, form: 'an activityId (YYYYMMDDTHHMMSSZ)' },
-};
-
-export function checkPathParameter(name: string, value: string): string {
-  const rule = pathParameters[name];
-  if (rule && !rule.valid(value)) throw invalidArgument(name, `${name} must be ${rule.form}`);
   return value;
 }
 

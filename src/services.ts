@@ -11,45 +11,56 @@ import { LiveEvents } from './events/live/live-events.ts';
 import { liveObserver } from './events/live/observer.ts';
 import { EventLog } from './events/log.ts';
 import { EventPull } from './events/pull.ts';
-import { createMetrics, registerReplicaMetrics, type Metrics } from './http/metrics.ts';
+import { createMetrics, type Metrics } from './metrics.ts';
 import type { Disposables } from './lifecycle.ts';
 import { Admission } from './limits/admission.ts';
 import { RateLimiter } from './limits/rate.ts';
 import type { Logger } from './logger.ts';
 import { MediaService } from './media/service.ts';
 import { Dispatcher } from './notifications/delivery/dispatcher.ts';
-import { createSecretBox, loadSecretsKey } from './notifications/secrets.ts';
+import { createSecretBox, loadSecretsKey, type SecretBox } from './notifications/secrets.ts';
 import { NotificationService } from './notifications/service.ts';
 import { openDatabase, type Database, type DatabaseOptions } from './storage/database.ts';
 import { embeddedDirectory } from './storage/embedded-lock.ts';
+import { registerReplicaMetrics } from './storage/metrics.ts';
 import { ZoneService } from './zones/service.ts';
 
-/** The domain services, built once per app and shared by REST, GraphQL and background jobs. */
-export interface Services {
+/**
+ * What serving a read needs: the database, token auth and the domain services over them. A
+ * GraphQL worker thread builds only these (`buildReadServices`).
+ */
+export interface ReadServices {
   config: Config;
   logger: Logger;
   metrics: Metrics;
   db: Database;
   auth: Authenticator;
   signal: EventSignal;
+  accounts: AccountService;
+  accessories: AccessoryService;
+  activities: ActivityService;
+  media: MediaService;
+  notifications: NotificationService;
+  zones: ZoneService;
+}
+
+/**
+ * The services of an instance, built once per app and shared by REST, GraphQL and background
+ * jobs: the read side, and what only the instance runs (live events, webhook delivery, limits).
+ */
+export interface Services extends ReadServices {
   /** Live events for GraphQL subscriptions, fed with what `signal` reports committed. */
   live: LiveEvents;
   /** An account's events from the log after a cursor, waiting on `live` (a long poll). */
   pull: EventPull;
   /** Live connections (WebSockets, SSE streams) per instance and per token subject. */
   liveConnections: ConnectionLimiter;
-  accounts: AccountService;
-  accessories: AccessoryService;
-  activities: ActivityService;
-  media: MediaService;
-  notifications: NotificationService;
   /** Webhook delivery: claims what the outbox queued and sends it. */
   dispatcher: Dispatcher;
   /** Each OAuth client's request budget per account (shared through Redis when set). */
   rateLimiter: RateLimiter;
   /** How many requests of one caller execute at once on this instance. */
   admission: Admission;
-  zones: ZoneService;
 }
 
 export interface ServiceOptions {
@@ -70,14 +81,14 @@ export interface ServiceOptions {
 }
 
 /**
- * Opens the database and builds the services on it, each registering its undoing with
- * `disposables` as soon as it exists. Nothing runs in the background yet: `startServices`.
+ * Opens the database and builds the read side on it, each part registering its undoing with
+ * `disposables` as soon as it exists; with the webhook secrets' box, for the dispatcher.
  */
-export async function buildServices(
+export async function buildReadServices(
   config: Config,
   options: ServiceOptions,
   disposables: Disposables,
-): Promise<Services> {
+): Promise<ReadServices & { secrets: SecretBox }> {
   const { logger } = options;
   const announce = options.announce ?? true;
   const db = await openDatabase({
@@ -120,18 +131,6 @@ export async function buildServices(
     auth.scopeName('notifications_motion'),
     signal,
   );
-  const dispatcher = new Dispatcher({
-    db,
-    webhook: config.webhook,
-    secrets,
-    logger,
-    signal,
-    metrics,
-    clock: options.clock ?? systemClock,
-  });
-  notifications.onQueued(() => dispatcher.wake());
-  // Attempts in flight finish (and are recorded) before the database closes.
-  disposables.defer('webhook dispatcher', () => dispatcher.close());
   const media = await MediaService.create(db, config, logger, signal, announce, {
     refused: (reason) => {
       metrics.exportRefusals.inc({ reason });
@@ -144,6 +143,49 @@ export async function buildServices(
     slots: (change) => metrics.exportSlots.inc(change),
   });
   disposables.defer('media', () => media.close());
+  const accessories = new AccessoryService(db);
+  return {
+    config,
+    logger,
+    metrics,
+    db,
+    auth,
+    signal,
+    secrets,
+    accounts: new AccountService(db, signal),
+    accessories,
+    activities: new ActivityService(db, accessories, signal, {
+      announce: (activities) => media.readiness.announcePending(db.pool, activities),
+    }),
+    media,
+    notifications,
+    zones: new ZoneService(db, accessories, signal),
+  };
+}
+
+/**
+ * The read side (`buildReadServices`) and what the instance runs besides: webhook delivery, live
+ * events on the pub/sub, the rate limiter. Nothing runs in the background yet: `startServices`.
+ */
+export async function buildServices(
+  config: Config,
+  options: ServiceOptions,
+  disposables: Disposables,
+): Promise<Services> {
+  const { secrets, ...read } = await buildReadServices(config, options, disposables);
+  const { logger, metrics, db, signal } = read;
+  const dispatcher = new Dispatcher({
+    db,
+    webhook: config.webhook,
+    secrets,
+    logger,
+    signal,
+    metrics,
+    clock: options.clock ?? systemClock,
+  });
+  read.notifications.onQueued(() => dispatcher.wake());
+  // Attempts in flight finish (and are recorded) before the database closes.
+  disposables.defer('webhook dispatcher', () => dispatcher.close());
   // Committed events go to the pub/sub (Redis when REDIS_URL is set), which feeds the
   // subscribers of every instance.
   const bus = await createEventBus(config.redisUrl, logger, () =>
@@ -168,28 +210,14 @@ export async function buildServices(
   const rateLimiter = new RateLimiter(config.limits, config.redisUrl, logger, metrics);
   disposables.defer('rate limiter', () => rateLimiter.close());
   await rateLimiter.ready();
-  const accessories = new AccessoryService(db);
   return {
-    config,
-    logger,
-    metrics,
-    db,
-    auth,
-    signal,
+    ...read,
     live,
     pull: new EventPull(log, live, liveConnections, config.eventLogRetentionHours),
     liveConnections,
-    accounts: new AccountService(db, signal),
-    accessories,
-    activities: new ActivityService(db, accessories, signal, {
-      announce: (activities) => media.readiness.announcePending(db.pool, activities),
-    }),
-    media,
-    notifications,
     dispatcher,
     rateLimiter,
     admission: new Admission(config.limits),
-    zones: new ZoneService(db, accessories, signal),
   };
 }
 

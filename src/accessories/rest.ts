@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { timestamp, uuid } from '../http/openapi.ts';
+import { timestamp, uuid } from '../schemas.ts';
 import { route } from '../http/rest.ts';
 import type { AccessoryView } from './service.ts';
 

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createRemoteJWKSet, errors, jwtVerify, SignJWT } from 'jose';
 import type { JWSAlgorithm, JWTVerifyGetKey, KeyInput } from 'jose';
 import { TtlCache } from '../cache.ts';
 import type { AuthConfig } from '../config.ts';
 import { AppError, permissionDenied, unauthenticated } from '../errors.ts';
+import { loadOrCreateSecretFile } from '../secret-file.ts';
 import { fullScopeName, heldScopes } from './scopes.ts';
 import type { ScopeName } from './scopes.ts';
 
@@ -236,18 +236,12 @@ export async function loadDevSecret(
   configured?: string,
 ): Promise<{ secret: Uint8Array; generated: boolean }> {
   if (configured) return { secret: encoder.encode(configured), generated: false };
-  const file = path.join(dataDir, 'dev-secret');
-  try {
-    const text = (await readFile(file, 'utf8')).trim();
-    if (!text) throw new Error(`${file} is empty`);
-    return { secret: encoder.encode(text), generated: false };
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
-  const text = randomBytes(32).toString('base64url');
-  await mkdir(dataDir, { recursive: true });
-  await writeFile(file, text, { mode: 0o600, flag: 'wx' });
-  return { secret: encoder.encode(text), generated: true };
+  const { value, generated } = await loadOrCreateSecretFile(
+    path.join(dataDir, 'dev-secret'),
+    () => randomBytes(32).toString('base64url'),
+    (text) => encoder.encode(text),
+  );
+  return { secret: value, generated };
 }
 
 /** Signs a development token (HS256) — used by scripts/token.ts and by tests. */

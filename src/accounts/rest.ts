@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { uuid } from '../http/openapi.ts';
+import { uuid } from '../schemas.ts';
 import { route } from '../http/rest.ts';
 import { MAX_RETENTION_DAYS } from './service.ts';
 

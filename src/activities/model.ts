@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { timestamp, uuid } from '../http/openapi.ts';
+import { timestamp, uuid } from '../schemas.ts';
 import type { MediaUrls } from '../media/signing.ts';
 import type { FilterRow } from './filter/index.ts';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { activityDetailSchema, activitySchema } from '../activities/model.ts';
-import { timestamp, uuid } from '../http/openapi.ts';
+import { timestamp, uuid } from '../schemas.ts';
 import { attemptErrors } from '../notifications/delivery/policy.ts';
 import { accessoryZonesSchema } from '../zones/model.ts';
 import { deprecatedEventTypes, type RecordedEventType } from './types.ts';

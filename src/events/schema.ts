@@ -2,7 +2,6 @@ import type { RequestContext } from '../context.ts';
 import { invalidArgument } from '../errors.ts';
 import { builder } from '../graphql/builder.ts';
 import type { LiveCarrier } from '../graphql/live.ts';
-import { openSse } from '../graphql/sse.ts';
 import { EventTypeRef } from '../notifications/schema.ts';
 import { poolRows } from '../storage/database.ts';
 import { LiveEventFilter } from './filter.ts';
@@ -84,8 +83,9 @@ builder.subscriptionFields((t) => ({
 }));
 
 /**
- * Opens the subscription over the operation's transport: its WebSocket, or else SSE. A filter
- * is parsed first (INVALID_ARGUMENT with the position) and loads the zones of `accessories`.
+ * Opens the subscription over the operation's live transport (`openLive` of its context: its
+ * WebSocket, or SSE). A filter is parsed first (INVALID_ARGUMENT with the position) and loads the
+ * zones of `accessories`.
  */
 async function openStream(
   ctx: RequestContext,
@@ -103,6 +103,5 @@ async function openStream(
     eventTypes: args.eventTypes ?? undefined,
     accepts: filter && ((event: LiveEvent) => filter.accepts(event)),
   };
-  const { openLive } = ctx as RequestContext & LiveCarrier;
-  return openLive ? openLive(request) : openSse(ctx, request);
+  return (ctx as RequestContext & LiveCarrier).openLive(request);
 }

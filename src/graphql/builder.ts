@@ -4,6 +4,7 @@ import ScopeAuthPlugin, { AuthScopeFailureType, type AuthFailure } from '@pothos
 import { GraphQLError } from 'graphql';
 import type { ScopeName } from '../accounts/auth.ts';
 import type { RequestContext } from '../context.ts';
+import type { ReadServices } from '../services.ts';
 import { invalidArgument, permissionDenied } from '../errors.ts';
 import { parseTimestamp } from '../ids.ts';
 import type { MediaUrlLoader } from '../media/lookup.ts';
@@ -13,7 +14,7 @@ import { decodeGlobalId, encodeGlobalId } from './global-ids.ts';
  * The context of one GraphQL operation: the caller's (shared with REST), and loaders that batch
  * and cache for this operation only (a WebSocket connection runs many operations).
  */
-export interface GraphQLContext extends RequestContext {
+export interface GraphQLContext extends RequestContext<ReadServices> {
   /** `Activity.media`: the activities of a page in one query per accessory. */
   mediaUrls: MediaUrlLoader;
   /** The request's Idempotency-Key header (`ingestBatch`), if any. */
@@ -22,7 +23,7 @@ export interface GraphQLContext extends RequestContext {
 
 /** The context of an operation of `caller`, with loaders of its own. */
 export const graphqlContext = (
-  caller: RequestContext,
+  caller: RequestContext<ReadServices>,
   idempotencyKey?: string,
 ): GraphQLContext => ({
   ...caller,

@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import type { AuthConfig } from '../config.ts';
 import { methodNotAllowed, notFound } from '../errors.ts';
-import type { HttpHandler } from '../http/server.ts';
+import type { HttpHandler } from '../http/handler.ts';
 
 /**
  * GraphiQL, served by the service itself: a browser's `GET /graphql` (Accept: text/html) gets the

@@ -61,9 +61,14 @@ export const sseError = (
 /** A subscription as a GraphQL field asks for it; the transport adds the rest. */
 export type LiveRequest = Pick<SubscribeOptions, 'stream' | 'after' | 'eventTypes' | 'accepts'>;
 
-/** What ws.ts adds to the context of a WebSocket's operations; without it, they run over SSE. */
+/**
+ * What a live transport adds to the context of an operation, for subscription fields to open
+ * their live subscription with: ws.ts to a WebSocket's operations, yoga.ts (SSE, sse.ts) to an
+ * HTTP request's.
+ */
 export interface LiveCarrier {
-  openLive?: (request: LiveRequest) => Promise<LiveSubscription>;
+  liveTransport: 'websocket' | 'sse';
+  openLive: (request: LiveRequest) => Promise<LiveSubscription>;
 }
 
 const MAX_TIMER_MS = 2 ** 31 - 1;

@@ -39,7 +39,7 @@ export function sharedEventResults(): Plugin<GraphQLContext & LiveCarrier> {
     onSubscribe({ args, setSubscribeFn }) {
       const context = args.contextValue;
       // SSE answers a subscription per request; sharing is for the sockets of a fan-out.
-      if (!context.openLive) return;
+      if (context.liveTransport !== 'websocket') return;
       const { principal } = context;
       const key = [
         documentId(args.document),

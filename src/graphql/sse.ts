@@ -1,5 +1,6 @@
 import type http from 'node:http';
 import type { RequestContext } from '../context.ts';
+import type { Services } from '../services.ts';
 import type { LiveSubscription } from '../events/live/subscription.ts';
 import { LiveCloseCode, onTokenExpiry, sseError, type LiveRequest } from './live.ts';
 
@@ -11,7 +12,8 @@ import { LiveCloseCode, onTokenExpiry, sseError, type LiveRequest } from './live
  * and when the client goes away.
  */
 export async function openSse(
-  ctx: RequestContext & { res?: http.ServerResponse },
+  ctx: RequestContext<Services>,
+  res: http.ServerResponse | undefined,
   request: LiveRequest,
 ): Promise<LiveSubscription> {
   const { live, liveConnections: connections, config } = ctx.services;
@@ -44,7 +46,6 @@ export async function openSse(
     connections.unclaim(principal);
     connections.close();
   };
-  const { res } = ctx;
   try {
     const sub = await live.subscribe({
       ...request,

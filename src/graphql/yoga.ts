@@ -13,15 +13,17 @@ import { admit, type RequestContext } from '../context.ts';
 import { callerOf, rateLimited } from '../limits/rate.ts';
 import { CostShares } from '../limits/shares.ts';
 import { declaredLength } from '../http/body.ts';
-import type { HttpHandler } from '../http/server.ts';
+import type { HttpHandler } from '../http/handler.ts';
 import type { Services } from '../services.ts';
 import { graphqlTracing } from '../telemetry/graphql.ts';
 import { activeTracer } from '../telemetry/tracing.ts';
 import { graphqlContext, type GraphQLContext } from './builder.ts';
 import { requestError, toGraphQLError } from './errors.ts';
 import { operationLimits } from './limits.ts';
+import type { LiveRequest } from './live.ts';
 import { schema } from './schema.ts';
 import { sharedEventResults } from './shared-events.ts';
+import { openSse } from './sse.ts';
 import type { GraphQLWorkers } from './workers/pool.ts';
 
 /** What Yoga is handed by the HTTP server (`caller`), and by the WebSocket adapter (`wsContext`). */
@@ -29,9 +31,9 @@ export interface ServerContext {
   req: http.IncomingMessage;
   res: http.ServerResponse;
   /** An HTTP request's caller, authenticated and counted by graphqlHandler before Yoga runs. */
-  caller?: RequestContext;
+  caller?: RequestContext<Services>;
   /** A graphql-ws connection, authenticated once in connection_init (graphql/ws.ts). */
-  wsContext?: RequestContext;
+  wsContext?: RequestContext<Services>;
 }
 
 /** GraphQL over HTTP and SSE on `/graphql`; its envelop also runs the WebSocket operations. */
@@ -50,13 +52,18 @@ export function createGraphQL(services: Services, workers?: GraphQLWorkers) {
     logging: false,
     // Called once per operation, also for each operation of a WebSocket connection (counted
     // by the WebSocket adapter when it subscribes).
-    context: ({ request, wsContext, caller }) =>
-      // A WebSocket operation has no request of its own (and no Idempotency-Key). Every HTTP
-      // request Yoga executes came through graphqlHandler, which gave it its caller (only a CORS
-      // preflight did not, and Yoga answers that itself).
+    context: ({ request, res, wsContext, caller }) =>
+      // A WebSocket operation has no request of its own (and no Idempotency-Key); its live
+      // transport came with it (ws.ts). Every HTTP request Yoga executes came through
+      // graphqlHandler, which gave it its caller (only a CORS preflight did not, and Yoga answers
+      // that itself); its subscriptions run over SSE.
       wsContext
         ? graphqlContext(wsContext)
-        : graphqlContext(caller!, request.headers.get('idempotency-key') ?? undefined),
+        : {
+            ...graphqlContext(caller!, request.headers.get('idempotency-key') ?? undefined),
+            liveTransport: 'sse' as const,
+            openLive: (live: LiveRequest) => openSse(caller!, res, live),
+          },
     maskedErrors: {
       maskError: (error) => {
         const masked = toGraphQLError(error, services.logger);

@@ -1,5 +1,4 @@
 import type { IncomingMessage } from 'node:http';
-import type { z } from 'zod';
 import { AppError, invalidArgument } from '../errors.ts';
 
 /** The body's length as its `Content-Length` declares it; NaN when absent or malformed. */
@@ -52,15 +51,3 @@ function readLines(text: string): unknown[] {
 
 const tooLarge = (limit: number) =>
   new AppError('PAYLOAD_TOO_LARGE', `the request body exceeds ${limit} bytes`, { limit });
-
-/** Validates input against a schema; the first problem becomes a 400 naming its field. */
-export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
-  const result = schema.safeParse(input);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
-  const keys = issue.code === 'unrecognized_keys' ? issue.keys : [];
-  const field = [...issue.path, ...keys.slice(0, 1)].join('.') || 'body';
-  const message =
-    issue.code === 'unrecognized_keys' ? `unknown field ${field}` : `${field}: ${issue.message}`;
-  throw invalidArgument(field, message);
-}

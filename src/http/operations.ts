@@ -1,12 +1,12 @@
 import { methodNotAllowed } from '../errors.ts';
 import type { Database } from '../storage/database.ts';
 import { sendJson } from './json.ts';
-import type { Metrics } from './metrics.ts';
-import type { HttpHandler } from './server.ts';
+import type { Registry } from 'prom-client';
+import type { HttpHandler } from './handler.ts';
 
 export interface OperationsOptions {
   db: Database;
-  metrics: Pick<Metrics, 'registry'>;
+  metrics: { registry: Registry };
   /** The OpenAPI document, serialized once. */
   openapi: string;
   /** The AsyncAPI document of the events, serialized once. */

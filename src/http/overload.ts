@@ -1,5 +1,5 @@
 import { AppError } from '../errors.ts';
-import type { HttpHandler } from './server.ts';
+import type { HttpHandler } from './handler.ts';
 
 /** How often the event loop's lag is sampled. */
 const SAMPLE_MS = 50;

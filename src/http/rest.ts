@@ -3,11 +3,12 @@ import type { z } from 'zod';
 import type { ScopeName } from '../accounts/auth.ts';
 import { admit, type RequestContext } from '../context.ts';
 import { invalidArgument, methodNotAllowed, notFound } from '../errors.ts';
-import { checkPathParameter } from '../ids.ts';
+import { parseInput } from '../schemas.ts';
 import type { Services } from '../services.ts';
-import { parseInput, readJsonBody } from './body.ts';
+import { readJsonBody } from './body.ts';
+import type { HttpHandler } from './handler.ts';
 import { sendJson } from './json.ts';
-import type { HttpHandler } from './server.ts';
+import { checkPathParameter } from './parameters.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -39,7 +40,7 @@ export interface RestRoute<B extends z.ZodType = z.ZodType, R extends z.ZodType 
   /** The JSON body of a 200; without one the operation answers 204 No Content. */
   response?: R;
   handle(
-    ctx: RequestContext,
+    ctx: RequestContext<Services>,
     input: {
       params: Record<string, string>;
       query: Record<string, string>;

@@ -5,8 +5,9 @@ import { traceRequest } from '../telemetry/tracing.ts';
 import { databaseUnavailable, isDatabaseUnavailable } from '../storage/faults.ts';
 import { declaredLength } from './body.ts';
 import { sendJson } from './json.ts';
+import type { HttpHandler } from './handler.ts';
 import { Shed } from './overload.ts';
-import type { Metrics } from './metrics.ts';
+import type { HttpMetrics } from './metrics.ts';
 
 /**
  * One step of the HTTP chain: answers the request and resolves with its route label (for
@@ -36,16 +37,10 @@ export function requestPath(target = '/'): string {
   }
 }
 
-export type HttpHandler = (
-  req: http.IncomingMessage,
-  res: http.ServerResponse,
-  pathname: string,
-) => Promise<string | undefined>;
-
 export interface HttpServerOptions {
   /** Tried in order; the last one must answer everything (e.g. with a 404). */
   handlers: HttpHandler[];
-  metrics: Pick<Metrics, 'requests' | 'latency' | 'refusals'>;
+  metrics: Pick<HttpMetrics, 'requests' | 'latency' | 'refusals'>;
   logger: Logger;
   /** The body limit: an error answered before a body within it has arrived keeps its connection. */
   maxBodyBytes: number;

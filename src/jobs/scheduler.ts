@@ -1,4 +1,4 @@
-import type { Metrics } from '../http/metrics.ts';
+import type { JobMetrics } from './metrics.ts';
 import type { Logger } from '../logger.ts';
 
 /**
@@ -19,8 +19,6 @@ export interface PeriodicJob {
    */
   wakeOn?(wake: () => void): () => void;
 }
-
-type JobMetrics = Pick<Metrics, 'jobRuns' | 'jobItems' | 'jobDuration'>;
 
 interface Entry {
   job: PeriodicJob;

@@ -1,3 +1,5 @@
+import { MAX_UNITS_PER_SECOND } from '../config.ts';
+
 /**
  * A token bucket, computed as the generic cell rate algorithm (GCRA): the only state of a bucket
  * is the theoretical arrival time (TAT) at which it would be full again. A bucket holds `burst`
@@ -41,9 +43,6 @@ export interface BucketScale {
   periodMs: number;
   burst: number;
 }
-
-/** The most units a bucket counts per second. */
-export const MAX_UNITS_PER_SECOND = 100_000;
 
 export function bucketScale(policy: BucketPolicy): BucketScale {
   const unit = Math.max(1, Math.ceil(policy.ratePerSecond / MAX_UNITS_PER_SECOND));

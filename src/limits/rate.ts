@@ -4,7 +4,7 @@ import RedisGCRA from 'redis-gcra';
 import type { Principal } from '../accounts/auth.ts';
 import { ingestCostRate, type LimitsConfig } from '../config.ts';
 import { AppError } from '../errors.ts';
-import type { Metrics } from '../http/metrics.ts';
+import type { RateLimitMetrics } from './metrics.ts';
 import type { Logger } from '../logger.ts';
 import {
   bucketScale,
@@ -64,7 +64,7 @@ export class RateLimiter {
     config: LimitsConfig,
     redisUrl: string | undefined,
     private readonly logger: Logger,
-    private readonly metrics: Pick<Metrics, 'rateLimitScriptErrors'>,
+    private readonly metrics: RateLimitMetrics,
   ) {
     if (config.rateRps === 0) return;
     const cost = (name: string, ratePerSecond: number): BucketPolicy | undefined =>

@@ -11,7 +11,7 @@ import { parseTimestamp } from '../ids.ts';
 import type { Logger } from '../logger.ts';
 import type { Database } from '../storage/database.ts';
 import { kindInfo, uploadPrefix, type UploadRef } from './model.ts';
-import { NO_FFMPEG } from './packager.ts';
+import { NO_FFMPEG } from './ffmpeg.ts';
 import type { MediaSigner, TimeRange } from './signing.ts';
 import { ObjectMissing, type MediaStore } from './store.ts';
 
@@ -66,6 +66,18 @@ interface Running {
   stop: AbortController;
 }
 
+/** What exports work with. */
+export interface MediaExportsOptions {
+  db: Database;
+  store: MediaStore;
+  signer: MediaSigner;
+  config: MediaConfig['export'];
+  ffmpeg: string | undefined;
+  tmpDir: string;
+  logger: Logger;
+  observer?: ExportObserver;
+}
+
 /**
  * Clip export: the MP4s of an accessory's activities that overlap a time range, joined into one
  * MP4 by ffmpeg's concat demuxer without re-encoding (`-c copy`), whole clips in start order, and
@@ -86,20 +98,15 @@ export class MediaExports {
   /** Slots held per account. */
   readonly #held = new Map<string, number>();
 
-  constructor(
-    private readonly db: Database,
-    private readonly store: MediaStore,
-    private readonly signer: MediaSigner,
-    private readonly config: MediaConfig['export'],
-    private readonly ffmpeg: string | undefined,
-    private readonly tmpDir: string,
-    private readonly logger: Logger,
-    private readonly observer: ExportObserver = unobserved,
-  ) {}
+  private readonly options: Required<MediaExportsOptions>;
+
+  constructor(options: MediaExportsOptions) {
+    this.options = { ...options, observer: options.observer ?? unobserved };
+  }
 
   /** Counts a refusal made outside (the per-URL rate limit of src/media/routes.ts). */
   refused(reason: ExportRefusal): void {
-    this.observer.refused(reason);
+    this.options.observer.refused(reason);
   }
 
   /** The range of the `start` and `end` query parameters; 400 naming the field at fault. */
@@ -121,11 +128,11 @@ export class MediaExports {
   checkRange(range: TimeRange): TimeRange {
     const ms = range.end.getTime() - range.start.getTime();
     if (ms <= 0) throw invalidArgument('end', 'end must be after start');
-    if (ms > this.config.maxSeconds * 1000) {
+    if (ms > this.options.config.maxSeconds * 1000) {
       throw invalidArgument(
         'end',
-        `an export covers at most ${this.config.maxSeconds} seconds (EXPORT_MAX_SECONDS)`,
-        { max: this.config.maxSeconds },
+        `an export covers at most ${this.options.config.maxSeconds} seconds (EXPORT_MAX_SECONDS)`,
+        { max: this.options.config.maxSeconds },
       );
     }
     return range;
@@ -140,7 +147,7 @@ export class MediaExports {
    * or another account's.
    */
   async clips(accessoryId: string, range: TimeRange, access: ExportAccess): Promise<ExportPlan> {
-    const { rows: owners } = await this.db.pool.query<{
+    const { rows: owners } = await this.options.db.pool.query<{
       account_id: string;
       retention_days: number;
     }>(
@@ -153,7 +160,7 @@ export class MediaExports {
     if (!owner || ('accountId' in access && owner.account_id !== access.accountId)) {
       throw notFound('accessory');
     }
-    const { rows } = await this.db.pool.query<{
+    const { rows } = await this.options.db.pool.query<{
       activity_id: string;
       upload_id: string;
       size: string;
@@ -186,12 +193,12 @@ export class MediaExports {
    * big for one export whatever the load, so the client should ask for a shorter one.
    */
   checkSize(plan: ExportPlan): void {
-    if (plan.bytes <= this.config.maxBytes) return;
-    this.observer.refused('too_large');
+    if (plan.bytes <= this.options.config.maxBytes) return;
+    this.options.observer.refused('too_large');
     throw invalidArgument(
       'end',
-      `the clips of this range add up to ${plan.bytes} bytes, more than one export joins (EXPORT_MAX_BYTES, ${this.config.maxBytes}); ask for a shorter range`,
-      { limit: 'EXPORT_MAX_BYTES', max: this.config.maxBytes, measured: plan.bytes },
+      `the clips of this range add up to ${plan.bytes} bytes, more than one export joins (EXPORT_MAX_BYTES, ${this.options.config.maxBytes}); ask for a shorter range`,
+      { limit: 'EXPORT_MAX_BYTES', max: this.options.config.maxBytes, measured: plan.bytes },
     );
   }
 
@@ -203,7 +210,7 @@ export class MediaExports {
     const plan = await this.clips(accessoryId, this.checkRange(range), { accountId });
     if (plan.clips.length === 0) return null;
     this.checkSize(plan);
-    return this.signer.exportUrl(accessoryId, range);
+    return this.options.signer.exportUrl(accessoryId, range);
   }
 
   /** The name a browser saves an export under. */
@@ -221,26 +228,26 @@ export class MediaExports {
    * a cut) stops ffmpeg; the slot and the temporary files are freed when the stream closes.
    */
   async open(plan: ExportPlan): Promise<Readable> {
-    if (!this.ffmpeg) {
-      this.observer.refused('no_ffmpeg');
+    if (!this.options.ffmpeg) {
+      this.options.observer.refused('no_ffmpeg');
       throw unavailable('this instance has no ffmpeg to export clips with');
     }
     this.checkSize(plan);
     const { accountId } = plan;
-    if (this.#running.size >= this.config.concurrency) {
-      this.observer.refused('busy');
+    if (this.#running.size >= this.options.config.concurrency) {
+      this.options.observer.refused('busy');
       throw unavailable('every export slot of this instance is busy; try again shortly');
     }
     const held = this.#held.get(accountId) ?? 0;
-    if (held >= this.config.perAccount) {
-      this.observer.refused('account_busy');
+    if (held >= this.options.config.perAccount) {
+      this.options.observer.refused('account_busy');
       throw new AppError(
         'RATE_LIMITED',
         `this account already runs ${held} export${held === 1 ? '' : 's'} on this instance, as many as one account may (EXPORT_CONCURRENCY_PER_ACCOUNT); try again once ${held === 1 ? 'it has' : 'one has'} ended`,
         {
           retryAfterSeconds: EXPORT_RETRY_AFTER_S,
           limit: 'EXPORT_CONCURRENCY_PER_ACCOUNT',
-          max: this.config.perAccount,
+          max: this.options.config.perAccount,
         },
         { 'Retry-After': String(EXPORT_RETRY_AFTER_S) },
       );
@@ -252,12 +259,17 @@ export class MediaExports {
     const { signal } = run.stop;
     this.#running.set(body, run);
     this.#held.set(accountId, held + 1);
-    this.observer.slots(1);
+    this.options.observer.slots(1);
     const deadline = setTimeout(
-      () => this.#cut(body, 'deadline', `it ran for EXPORT_TIMEOUT_S (${this.config.timeoutS} s)`),
-      this.config.timeoutS * 1000,
+      () =>
+        this.#cut(
+          body,
+          'deadline',
+          `it ran for EXPORT_TIMEOUT_S (${this.options.config.timeoutS} s)`,
+        ),
+      this.options.config.timeoutS * 1000,
     );
-    const work = path.join(this.tmpDir, `export-${randomUUID()}`);
+    const work = path.join(this.options.tmpDir, `export-${randomUUID()}`);
     const copies: { path: string; release(): Promise<void> }[] = [];
     let stop = () => {};
     let cleaned = false;
@@ -270,10 +282,10 @@ export class MediaExports {
       const left = (this.#held.get(accountId) ?? 1) - 1;
       if (left > 0) this.#held.set(accountId, left);
       else this.#held.delete(accountId);
-      this.observer.slots(-1);
+      this.options.observer.slots(-1);
       void Promise.all(copies.map((c) => c.release()))
         .then(() => fs.rm(work, { recursive: true, force: true }))
-        .catch((err: unknown) => this.logger.warn({ err, work }, 'export cleanup failed'));
+        .catch((err: unknown) => this.options.logger.warn({ err, work }, 'export cleanup failed'));
     };
     const stopped = () => {
       if (signal.aborted) throw signal.reason;
@@ -283,7 +295,11 @@ export class MediaExports {
       for (const clip of plan.clips) {
         try {
           copies.push(
-            await this.store.localCopy(`${uploadPrefix(clip)}${kindInfo.mp4.file}`, work, signal),
+            await this.options.store.localCopy(
+              `${uploadPrefix(clip)}${kindInfo.mp4.file}`,
+              work,
+              signal,
+            ),
           );
         } catch (err) {
           // Deleted since the lookup (past retention, replaced long ago): exported without it.
@@ -314,7 +330,10 @@ export class MediaExports {
       void ffmpeg.done.then((failure) => {
         if (body.destroyed) return;
         if (failure === undefined) return void body.end();
-        this.logger.warn({ failure, clips: copies.length }, 'export failed while streaming');
+        this.options.logger.warn(
+          { failure, clips: copies.length },
+          'export failed while streaming',
+        );
         this.#cut(body, 'failed', failure);
       });
     } catch (err) {
@@ -341,7 +360,7 @@ export class MediaExports {
       this.#cut(body, 'idle', `the client read nothing for ${EXPORT_IDLE_TIMEOUT_MS / 1000} s`);
       res.destroy(); // also once ffmpeg is done and the last bytes wait in the response
     });
-    const { minReadBytesPerS, readWindowS } = this.config;
+    const { minReadBytesPerS, readWindowS } = this.options.config;
     if (minReadBytesPerS === 0) return;
     let taken = 0;
     body.on('data', (chunk: Buffer) => (taken += chunk.length));
@@ -363,9 +382,9 @@ export class MediaExports {
   #cut(body: Readable, reason: ExportCut, message: string): void {
     const run = this.#running.get(body);
     if (!run || run.stop.signal.aborted || body.destroyed) return;
-    this.observer.cut(reason);
+    this.options.observer.cut(reason);
     if (reason !== 'failed') {
-      this.logger.info({ reason, accountId: run.accountId, message }, 'export cut');
+      this.options.logger.info({ reason, accountId: run.accountId, message }, 'export cut');
     }
     // Before the first bytes this is the answer; after them the client sees the cut.
     run.stop.abort(
@@ -384,7 +403,7 @@ export class MediaExports {
    */
   #ffmpeg(list: string) {
     const child = spawn(
-      this.ffmpeg!,
+      this.options.ffmpeg!,
       [
         // -xerror: a clip it cannot read ends the run with an error, not with a short MP4.
         ...['-nostdin', '-hide_banner', '-loglevel', 'error', '-xerror'],

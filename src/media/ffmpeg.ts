@@ -49,6 +49,19 @@ export function locate(
   }
 }
 
+/**
+ * The service's ffmpeg, found when media starts: `FFMPEG_PATH` as configured, else the system's
+ * on this process's `PATH` (the one spawn searches), else the npm-shipped build; none when the
+ * configuration says false.
+ */
+export function serviceFfmpeg(configured: string | false | undefined): string | undefined {
+  if (configured === false) return undefined;
+  return configured ?? locate('ffmpeg', { PATH: process.env.PATH });
+}
+
+/** package_error of an MP4 taken by an instance that has no ffmpeg (its status is `failed`). */
+export const NO_FFMPEG = 'not packaged: the instance that took the upload has no ffmpeg';
+
 /** What to tell a person who has neither. */
 export const INSTALL_HINT =
   'install ffmpeg (Debian: `apt-get install ffmpeg`), or `npm install` on a platform ' +

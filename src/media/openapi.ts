@@ -4,11 +4,10 @@ import {
   errorResponse,
   errorResponsesFor,
   pathParametersOf,
-  timestamp,
-  uuid,
   type DocumentedOperation,
   type ErrorResponse,
 } from '../http/openapi.ts';
+import { timestamp, uuid } from '../schemas.ts';
 import { EXPORT_RETRY_AFTER_S } from './export.ts';
 import { CACHE_FINISHED, CACHE_IN_PROGRESS, PACKAGING_RETRY_AFTER_S } from './routes.ts';
 import type { MediaKind } from './model.ts';

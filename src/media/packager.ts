@@ -22,9 +22,6 @@ type PackageJob = UploadRef;
 
 const MAX_ATTEMPTS = 3;
 
-/** package_error of an MP4 taken by an instance that has no ffmpeg (its status is `failed`). */
-export const NO_FFMPEG = 'not packaged: the instance that took the upload has no ffmpeg';
-
 const jobKey = (job: PackageJob) => `${job.accessoryId}/${job.activityId}/${job.uploadId}`;
 
 /** ffmpeg failed on the input itself: retrying gives the same answer. */
@@ -44,6 +41,24 @@ class PackagingFailed extends Error {}
  * a restart. The poll is the background job `media.package-poll` (src/jobs/background.ts): every
  * `MEDIA_PACKAGER_POLL_MS`, and whenever a slot frees up with nothing queued (`onSlotFree`).
  */
+/** What the packager works with. */
+export interface PackagerOptions {
+  db: Database;
+  store: MediaStore;
+  config: PackagerConfig;
+  tmpDir: string;
+  logger: Logger;
+  /** Announces a finished activity's clip once packaging settled (activity_media_ready). */
+  readiness: MediaReadiness;
+  /** Called when a job changed its row (claimed, ready, failed, requeued). */
+  onChange: (job: PackageJob) => void;
+}
+
+/** The packager's settings, with the ffmpeg found when media started (undefined: none). */
+export type PackagerConfig = Omit<MediaConfig['packager'], 'ffmpeg'> & {
+  ffmpeg: string | undefined;
+};
+
 export class Packager {
   readonly #queue: PackageJob[] = [];
   readonly #known = new Set<string>();
@@ -53,21 +68,11 @@ export class Packager {
   /** Resolves when the queue and the running jobs are empty (tests and benchmarks). */
   #idleWaiters: (() => void)[] = [];
 
-  constructor(
-    private readonly db: Database,
-    private readonly store: MediaStore,
-    private readonly config: MediaConfig['packager'],
-    private readonly tmpDir: string,
-    private readonly logger: Logger,
-    /** Announces a finished activity's clip once packaging settled (activity_media_ready). */
-    private readonly readiness: MediaReadiness,
-    /** Called when a job changed its row (claimed, ready, failed, requeued). */
-    private readonly onChange: (job: PackageJob) => void,
-  ) {}
+  constructor(private readonly options: PackagerOptions) {}
 
   /** False without ffmpeg: uploads are then marked failed and queued jobs left to others. */
   get available(): boolean {
-    return this.config.ffmpeg !== undefined;
+    return this.options.config.ffmpeg !== undefined;
   }
 
   get stats(): { queued: number; running: number } {
@@ -79,8 +84,11 @@ export class Packager {
     if (this.#stopping || !this.available) return false;
     const key = jobKey(job);
     if (this.#known.has(key)) return true;
-    if (this.#queue.length >= this.config.queueMax) {
-      this.logger.warn({ ...job, queued: this.#queue.length }, 'packaging queue full; job waits');
+    if (this.#queue.length >= this.options.config.queueMax) {
+      this.options.logger.warn(
+        { ...job, queued: this.#queue.length },
+        'packaging queue full; job waits',
+      );
       return false;
     }
     this.#known.add(key);
@@ -116,7 +124,7 @@ export class Packager {
   async poll(): Promise<number> {
     if (this.#stopping || !this.available) return 0;
     await this.#requeueStale();
-    const free = this.config.queueMax - this.#queue.length;
+    const free = this.options.config.queueMax - this.#queue.length;
     if (free <= 0) return 0;
     const jobs = await this.#jobs(`package_status = 'queued' ORDER BY uploaded_at LIMIT $1`, [
       free + this.#known.size,
@@ -129,12 +137,16 @@ export class Packager {
   }
 
   #pump(): void {
-    while (!this.#stopping && this.#running.size < this.config.concurrency && this.#queue.length) {
+    while (
+      !this.#stopping &&
+      this.#running.size < this.options.config.concurrency &&
+      this.#queue.length
+    ) {
       const job = this.#queue.shift()!;
       const key = jobKey(job);
       let kill = () => {};
       const done = this.#run(job, (k) => (kill = k))
-        .catch((err: unknown) => this.logger.error({ err, ...job }, 'packaging failed'))
+        .catch((err: unknown) => this.options.logger.error({ err, ...job }, 'packaging failed'))
         .finally(() => {
           this.#running.delete(key);
           this.#known.delete(key);
@@ -153,7 +165,7 @@ export class Packager {
   async #run(job: PackageJob, onKill: (kill: () => void) => void): Promise<void> {
     const pk = [job.accessoryId, job.activityId, job.uploadId];
     const claimed = await claimDue(
-      this.db.pool,
+      this.options.db.pool,
       {
         table: 'media_objects',
         key: '(accessory_id, activity_id, kind)',
@@ -168,17 +180,20 @@ export class Packager {
       1,
     );
     if (claimed.length === 0) return; // another instance has it, or the upload was replaced
-    this.onChange(job);
+    this.options.onChange(job);
     const started = Date.now();
     const dir = `pkg-${randomUUID().slice(0, 8)}`;
     const outPrefix = `${uploadPrefix(job)}${dir}/`;
-    const work = path.join(this.tmpDir, `package-${randomUUID()}`);
+    const work = path.join(this.options.tmpDir, `package-${randomUUID()}`);
     let uploaded = false;
     let outcome:
       | { status: 'ready'; manifest: PackageManifest }
       | { status: 'failed' | 'queued'; error: string };
     try {
-      const input = await this.store.localCopy(`${uploadPrefix(job)}clip.mp4`, this.tmpDir);
+      const input = await this.options.store.localCopy(
+        `${uploadPrefix(job)}clip.mp4`,
+        this.options.tmpDir,
+      );
       try {
         await fs.mkdir(path.join(work, 'hls'), { recursive: true });
         await fs.mkdir(path.join(work, 'dash'), { recursive: true });
@@ -191,7 +206,7 @@ export class Packager {
       for (const rel of await outputs(work)) {
         const file = path.join(work, rel);
         files[rel] = await describe(file);
-        await this.store.put(`${outPrefix}${rel}`, file, contentTypeOf(rel)!);
+        await this.options.store.put(`${outPrefix}${rel}`, file, contentTypeOf(rel)!);
       }
       if (!files['hls/activity.m3u8'] || !files['activity.mpd']) {
         throw new PackagingFailed('ffmpeg wrote no playlist');
@@ -203,7 +218,7 @@ export class Packager {
       } else if (err instanceof PackagingFailed || err instanceof ObjectMissing) {
         outcome = { status: 'failed', error: err.message };
       } else {
-        this.logger.warn({ err, ...job }, 'packaging attempt failed');
+        this.options.logger.warn({ err, ...job }, 'packaging attempt failed');
         outcome = { status: 'queued', error: (err as Error).message };
       }
     } finally {
@@ -227,13 +242,13 @@ export class Packager {
         ? [JSON.stringify(outcome.manifest)]
         : [outcome.error.slice(0, 2000), outcome.status, MAX_ATTEMPTS, this.#stopping],
     );
-    this.onChange(job);
+    this.options.onChange(job);
     if (outcome.status !== 'ready' || rowCount === 0) {
       // Not recorded (failed, or the upload was replaced or deleted meanwhile): drop this run's
       // output; the upload's prefix as a whole is the garbage collector's.
-      if (uploaded) await this.store.deletePrefix(outPrefix).catch(() => undefined);
+      if (uploaded) await this.options.store.deletePrefix(outPrefix).catch(() => undefined);
     }
-    this.logger.info(
+    this.options.logger.info(
       { ...job, status: rowCount === 0 ? 'discarded' : outcome.status, ms: Date.now() - started },
       'packaging finished',
     );
@@ -241,7 +256,7 @@ export class Packager {
 
   /** The jobs of the media_objects rows that `condition` (with `params`) selects. */
   async #jobs(condition: string, params: unknown[]): Promise<PackageJob[]> {
-    const { rows } = await this.db.pool.query<PackageJob>(
+    const { rows } = await this.options.db.pool.query<PackageJob>(
       `SELECT accessory_id AS "accessoryId", activity_id AS "activityId", upload_id AS "uploadId"
          FROM media_objects WHERE ${condition}`,
       params,
@@ -254,7 +269,7 @@ export class Packager {
    * transaction so that a failed one is announced with it.
    */
   async #requeueStale(): Promise<void> {
-    const staleS = 2 * this.config.timeoutS + 60;
+    const staleS = 2 * this.options.config.timeoutS + 60;
     const stale = await this.#jobs(
       `package_status = 'running' AND package_started_at < now() - make_interval(secs => $1)`,
       [staleS],
@@ -281,18 +296,18 @@ export class Packager {
    */
   async #settle(job: PackageJob, sql: string, params: unknown[]): Promise<number> {
     const pk = [job.accessoryId, job.activityId, job.uploadId];
-    const { changed, events } = await inTransaction(this.db.pool, async (client) => {
+    const { changed, events } = await inTransaction(this.options.db.pool, async (client) => {
       await client.query('SELECT 1 FROM accessories WHERE id = $1 FOR UPDATE', [job.accessoryId]);
       const { rowCount } = await client.query(sql, [...pk, ...params]);
-      const events = rowCount ? await this.readiness.record(client, job) : [];
+      const events = rowCount ? await this.options.readiness.record(client, job) : [];
       return { changed: rowCount ?? 0, events };
     });
-    this.readiness.committed(events);
+    this.options.readiness.committed(events);
     return changed;
   }
 
   #ffmpeg(input: string, cwd: string, onKill: (kill: () => void) => void): Promise<void> {
-    const s = String(this.config.segmentS);
+    const s = String(this.options.config.segmentS);
     const streams = ['-map', '0:v:0', '-map', '0:a:0?', '-c', 'copy'];
     const args = [
       ['-nostdin', '-hide_banner', '-loglevel', 'error', '-i', input],
@@ -304,10 +319,10 @@ export class Packager {
       ['-media_seg_name', 'dash/chunk-$RepresentationID$-$Number%05d$.m4s', 'activity.mpd'],
     ].flat();
     return new Promise((resolve, reject) => {
-      const child = spawn(this.config.ffmpeg!, args, {
+      const child = spawn(this.options.config.ffmpeg!, args, {
         cwd,
         stdio: ['ignore', 'ignore', 'pipe'],
-        timeout: this.config.timeoutS * 1000,
+        timeout: this.options.config.timeoutS * 1000,
         killSignal: 'SIGKILL',
       });
       onKill(() => child.kill('SIGKILL'));

@@ -5,7 +5,7 @@ import { recordEvents, type EventSignal } from '../events/outbox.ts';
 import type { NewEvent, StoredEvent } from '../events/types.ts';
 import { inTransaction, sqlTx, type SqlTx } from '../storage/database.ts';
 import type { UploadRef } from './model.ts';
-import { NO_FFMPEG } from './packager.ts';
+import { NO_FFMPEG } from './ffmpeg.ts';
 import type { MediaSigner } from './signing.ts';
 
 /**

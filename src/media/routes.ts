@@ -4,7 +4,7 @@ import { admit } from '../context.ts';
 import type { Services } from '../services.ts';
 import { AppError, methodNotAllowed, notFound } from '../errors.ts';
 import { sendJson } from '../http/json.ts';
-import { checkPathParameter } from '../ids.ts';
+import { checkPathParameter } from '../http/parameters.ts';
 import { rateLimitHeaders } from '../limits/rate.ts';
 import { clientDigest } from './digest.ts';
 import { MediaExports, type ExportAccess } from './export.ts';

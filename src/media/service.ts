@@ -6,7 +6,7 @@ import type { Logger } from '../logger.ts';
 import type { Database } from '../storage/database.ts';
 import { MediaCleanup } from './cleanup.ts';
 import { MediaExports, type ExportObserver } from './export.ts';
-import { INSTALL_HINT } from './ffmpeg.ts';
+import { INSTALL_HINT, serviceFfmpeg } from './ffmpeg.ts';
 import { FsMediaStore } from './fs-store.ts';
 import { MediaLookup } from './lookup.ts';
 import { Packager } from './packager.ts';
@@ -34,6 +34,8 @@ export class MediaService {
   readonly exports: MediaExports;
   /** activity_media_ready, recorded by uploads, the packager and finishing an activity. */
   readonly readiness: MediaReadiness;
+  /** The ffmpeg that packages and exports; undefined: none here. */
+  readonly ffmpeg: string | undefined;
   readonly #tmpDir: string;
   #unsubscribe: () => void = () => {};
 
@@ -47,39 +49,40 @@ export class MediaService {
     exportObserver?: ExportObserver,
   ) {
     this.#tmpDir = path.join(config.dataDir, 'tmp', 'media');
+    this.ffmpeg = serviceFfmpeg(config.media.packager.ffmpeg);
     this.readiness = new MediaReadiness(signer, config.media.notificationUrlTtlS, signal);
     this.lookup = new MediaLookup(db, signer, logger);
     this.cleanup = new MediaCleanup(db, store, logger);
-    this.packager = new Packager(
+    this.packager = new Packager({
       db,
       store,
-      config.media.packager,
-      this.#tmpDir,
+      config: { ...config.media.packager, ffmpeg: this.ffmpeg },
+      tmpDir: this.#tmpDir,
       logger,
-      this.readiness,
-      (job) => this.lookup.forget(job.accessoryId, job.activityId),
-    );
-    this.exports = new MediaExports(
+      readiness: this.readiness,
+      onChange: (job) => this.lookup.forget(job.accessoryId, job.activityId),
+    });
+    this.exports = new MediaExports({
       db,
       store,
       signer,
-      config.media.export,
-      config.media.packager.ffmpeg,
-      this.#tmpDir,
+      config: config.media.export,
+      ffmpeg: this.ffmpeg,
+      tmpDir: this.#tmpDir,
       logger,
-      exportObserver,
-    );
-    this.uploads = new MediaUploads(
+      observer: exportObserver,
+    });
+    this.uploads = new MediaUploads({
       db,
       store,
-      this.lookup,
-      this.cleanup,
-      config.media,
-      this.#tmpDir,
-      this.packager.available,
-      this.readiness,
-      (upload) => this.packager.enqueue(upload),
-    );
+      lookup: this.lookup,
+      cleanup: this.cleanup,
+      limits: config.media,
+      tmpDir: this.#tmpDir,
+      packaging: this.packager.available,
+      readiness: this.readiness,
+      onMp4: (upload) => this.packager.enqueue(upload),
+    });
   }
 
   static async create(
@@ -99,8 +102,9 @@ export class MediaService {
       baseUrl: config.publicBaseUrl,
       dataDir: config.dataDir,
     });
-    if (announce) announceMedia(config, store, generated, logger);
-    return new MediaService(db, store, signer, config, logger, signal, exportObserver);
+    const media = new MediaService(db, store, signer, config, logger, signal, exportObserver);
+    if (announce) announceMedia(config, media, generated, logger);
+    return media;
   }
 
   /**
@@ -138,7 +142,7 @@ export class MediaService {
 /** The start-up notices of the media service: where its secret and files are, and ffmpeg. */
 function announceMedia(
   config: Config,
-  store: MediaStore,
+  { store, ffmpeg }: MediaService,
   generated: boolean | undefined,
   logger: Logger,
 ): void {
@@ -149,7 +153,6 @@ function announceMedia(
     );
   }
   logger.info({ store: store.kind }, 'media store');
-  const { ffmpeg } = config.media.packager;
   if (ffmpeg) {
     logger.info({ ffmpeg }, 'packaging MP4 uploads to HLS and DASH');
   } else {

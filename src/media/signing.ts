@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { AppError } from '../errors.ts';
+import { loadOrCreateSecretFile } from '../secret-file.ts';
 
 /** The four media URLs of an activity; null where that media does not exist (yet). */
 export interface MediaUrls {
@@ -163,26 +163,10 @@ const denied = (message: string) =>
   new AppError('PERMISSION_DENIED', message, {}, { 'Cache-Control': 'no-store' });
 
 async function loadSecret(dataDir: string): Promise<{ secret: string; generated: boolean }> {
-  const file = path.join(dataDir, SECRET_FILE);
-  const read = async () => {
-    const text = (await readFile(file, 'utf8')).trim();
-    if (!text) throw new Error(`${file} is empty`);
-    return text;
-  };
-  try {
-    return { secret: await read(), generated: false };
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
-  const text = randomBytes(32).toString('base64url');
-  await mkdir(dataDir, { recursive: true });
-  try {
-    await writeFile(file, text, { mode: 0o600, flag: 'wx' });
-  } catch (err) {
-    // Another process sharing DATA_DIR created it first: use theirs.
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST')
-      return { secret: await read(), generated: false };
-    throw err;
-  }
-  return { secret: text, generated: true };
+  const { value, generated } = await loadOrCreateSecretFile(
+    path.join(dataDir, SECRET_FILE),
+    () => randomBytes(32).toString('base64url'),
+    (text) => text,
+  );
+  return { secret: value, generated };
 }

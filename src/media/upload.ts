@@ -9,7 +9,7 @@ import { AppError, conflict, invalidArgument, notFound } from '../errors.ts';
 import type { Database } from '../storage/database.ts';
 import type { MediaCleanup } from './cleanup.ts';
 import type { MediaLookup } from './lookup.ts';
-import { NO_FFMPEG } from './packager.ts';
+import { NO_FFMPEG } from './ffmpeg.ts';
 import type { MediaReadiness } from './ready.ts';
 import {
   isActivityRef,
@@ -77,6 +77,22 @@ const tooLarge = (kind: MediaKind, limit: number) =>
 const finishedConflict = (kind: MediaKind) =>
   conflict(`the activity is finished: its ${kind} can no longer change`);
 
+/** What uploads work with. */
+export interface MediaUploadsOptions {
+  db: Database;
+  store: MediaStore;
+  lookup: MediaLookup;
+  cleanup: MediaCleanup;
+  limits: Pick<MediaConfig, 'maxMp4Bytes' | 'maxImageBytes'>;
+  tmpDir: string;
+  /** False when this instance has no ffmpeg: MP4 uploads are kept but marked not packaged. */
+  packaging: boolean;
+  /** Announces the clip of a finished activity that needs no packaging (no ffmpeg). */
+  readiness: MediaReadiness;
+  /** Called with each committed MP4 upload queued for packaging. */
+  onMp4: (upload: UploadRef) => void;
+}
+
 /**
  * Ingest of an activity's JPG or MP4: the body is streamed to a temporary file (never held in
  * memory) while its size is limited, its first bytes checked and its SHA-256 computed, then moved
@@ -85,25 +101,13 @@ const finishedConflict = (kind: MediaKind) =>
  * digest that is decided before the body is read; without one, once it is.
  */
 export class MediaUploads {
-  constructor(
-    private readonly db: Database,
-    private readonly store: MediaStore,
-    private readonly lookup: MediaLookup,
-    private readonly cleanup: MediaCleanup,
-    private readonly limits: Pick<MediaConfig, 'maxMp4Bytes' | 'maxImageBytes'>,
-    private readonly tmpDir: string,
-    /** False when this instance has no ffmpeg: MP4 uploads are kept but marked not packaged. */
-    private readonly packaging: boolean,
-    /** Announces the clip of a finished activity that needs no packaging (no ffmpeg). */
-    private readonly readiness: MediaReadiness,
-    /** Called with each committed MP4 upload queued for packaging. */
-    private readonly onMp4: (upload: UploadRef) => void,
-  ) {}
+  constructor(private readonly options: MediaUploadsOptions) {}
 
   async upload(request: UploadRequest): Promise<UploadResult> {
     const { kind, accessoryId, activityId, sha256: expected } = request;
     const info = kindInfo[kind];
-    const limit = kind === 'mp4' ? this.limits.maxMp4Bytes : this.limits.maxImageBytes;
+    const limit =
+      kind === 'mp4' ? this.options.limits.maxMp4Bytes : this.options.limits.maxImageBytes;
     if (request.contentType !== info.contentType) {
       throw new AppError(
         'UNSUPPORTED_MEDIA_TYPE',
@@ -115,7 +119,7 @@ export class MediaUploads {
     if (!isActivityRef(accessoryId, activityId)) throw notFound('activity');
 
     // Refuse early what cannot succeed, before reading the body.
-    const { target } = await this.lookup.load(accessoryId, activityId, kind);
+    const { target } = await this.options.lookup.load(accessoryId, activityId, kind);
     if (!target) throw notFound('activity');
     if (!target.inProgress && target.object && expected !== undefined) {
       if (expected === target.object.sha256) {
@@ -125,11 +129,11 @@ export class MediaUploads {
     }
 
     const ref: UploadRef = { accessoryId, activityId, uploadId: randomUUID() };
-    const intentId = await this.cleanup.intend(uploadPrefix(ref));
+    const intentId = await this.options.cleanup.intend(uploadPrefix(ref));
     let committed = false;
     try {
-      await fs.mkdir(this.tmpDir, { recursive: true });
-      const tmp = path.join(this.tmpDir, `upload-${ref.uploadId}`);
+      await fs.mkdir(this.options.tmpDir, { recursive: true });
+      const tmp = path.join(this.options.tmpDir, `upload-${ref.uploadId}`);
       let received: Received;
       try {
         received = await receive(request.body, tmp, limit, kind);
@@ -138,18 +142,18 @@ export class MediaUploads {
             sha256: received.sha256,
           });
         }
-        await this.store.put(`${uploadPrefix(ref)}${info.file}`, tmp, info.contentType);
+        await this.options.store.put(`${uploadPrefix(ref)}${info.file}`, tmp, info.contentType);
       } finally {
         await fs.rm(tmp, { force: true });
       }
       const result = await this.#commit(kind, ref, received, intentId);
       committed = result.stored;
-      this.lookup.forget(accessoryId, activityId);
-      if (committed && result.result.body.packaging === 'queued') this.onMp4(ref);
+      this.options.lookup.forget(accessoryId, activityId);
+      if (committed && result.result.body.packaging === 'queued') this.options.onMp4(ref);
       return result.result;
     } finally {
       // Not committed (the upload failed, or the same bytes were there): the collector has it now.
-      if (!committed) await this.cleanup.abandon(intentId);
+      if (!committed) await this.options.cleanup.abandon(intentId);
     }
   }
 
@@ -160,7 +164,7 @@ export class MediaUploads {
     intentId: string,
   ): Promise<{ stored: boolean; result: UploadResult }> {
     const { accessoryId, activityId } = ref;
-    const client = await this.db.pool.connect();
+    const client = await this.options.db.pool.connect();
     try {
       await client.query('BEGIN');
       // The accessory's row lock (as ingest takes it) orders this against finishing the
@@ -206,15 +210,15 @@ export class MediaUploads {
           received.sha256,
           ...(kind !== 'mp4'
             ? [null, null]
-            : this.packaging
+            : this.options.packaging
               ? ['queued', null]
               : ['failed', NO_FFMPEG]),
         ],
       );
-      await this.cleanup.keep(client, intentId);
-      const events = kind === 'mp4' ? await this.readiness.record(client, ref) : [];
+      await this.options.cleanup.keep(client, intentId);
+      const events = kind === 'mp4' ? await this.options.readiness.record(client, ref) : [];
       await client.query('COMMIT');
-      this.readiness.committed(events);
+      this.options.readiness.committed(events);
       return {
         stored: true,
         result: { created: !old, body: uploadJson(accessoryId, activityId, view(rows[0]!)) },

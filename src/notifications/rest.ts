@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { MAX_FILTER_LENGTH } from '../activities/filter/index.ts';
 import { notFound } from '../errors.ts';
 import { eventTypes } from '../events/types.ts';
-import { timestamp, uuid } from '../http/openapi.ts';
+import { timestamp, uuid } from '../schemas.ts';
 import { route } from '../http/rest.ts';
 import { callerOf, motionAllowed } from './caller.ts';
 import {

@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { TtlCache } from '../cache.ts';
+import { loadOrCreateSecretFile } from '../secret-file.ts';
 
 /**
  * Encryption of receivers' authKeys at rest: AES-256-GCM with a random 96-bit nonce, bound to
@@ -90,30 +90,18 @@ export async function loadSecretsKey(
 ): Promise<{ key: Buffer; generated: boolean; file?: string }> {
   if (configured) return { key: Buffer.from(configured), generated: false };
   const file = path.join(dataDir, 'secrets-key');
-  const read = async () => {
-    const key = Buffer.from((await readFile(file, 'utf8')).trim(), 'base64');
-    if (key.length !== 32) throw new Error(`${file} does not hold 32 bytes in base64`);
-    return key;
-  };
-  let result: { key: Buffer; generated: boolean; file: string };
-  try {
-    result = { key: await read(), generated: false, file };
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    const key = randomBytes(32);
-    await mkdir(dataDir, { recursive: true });
-    try {
-      await writeFile(file, key.toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
-      result = { key, generated: true, file };
-    } catch (writeErr) {
-      // Another process created it first: use theirs.
-      if ((writeErr as NodeJS.ErrnoException).code !== 'EEXIST') throw writeErr;
-      result = { key: await read(), generated: false, file };
-    }
-  }
+  const { value: key, generated } = await loadOrCreateSecretFile(
+    file,
+    () => randomBytes(32).toString('base64') + '\n',
+    (text) => {
+      const key = Buffer.from(text, 'base64');
+      if (key.length !== 32) throw new Error(`${file} does not hold 32 bytes in base64`);
+      return key;
+    },
+  );
   logger?.warn(
-    { file, generated: result.generated },
+    { file, generated },
     'receiver keys are encrypted with the key stored in the data directory; set SECRETS_KEY when several instances share a database',
   );
-  return result;
+  return { key, generated, file };
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { timestamp } from '../http/openapi.ts';
+import { timestamp } from '../schemas.ts';
 
 /** The JSON forms of zones: the REST bodies (./rest.ts) and the `zones_saved` event's data. */
 

@@ -148,6 +148,13 @@ describe('dev mode', () => {
     await expect(again.authenticate(bearer(token))).resolves.toMatchObject({ subject: 'u' });
   });
 
+  it('agrees on one generated secret when several processes start at once', async () => {
+    const dataDir = await tempDir();
+    const loaded = await Promise.all([1, 2, 3].map(() => loadDevSecret(dataDir)));
+    expect(loaded.filter((l) => l.generated)).toHaveLength(1);
+    expect(new Set(loaded.map((l) => Buffer.from(l.secret).toString('hex'))).size).toBe(1);
+  });
+
   it('prefers a configured secret over the file', async () => {
     expect(await loadDevSecret('/nonexistent', SECRET)).toEqual({
       secret: new TextEncoder().encode(SECRET),

@@ -88,7 +88,10 @@ describe('shared subscription results', () => {
   it('executes an event once for the WebSocket subscribers with the same operation, variables and caller', async () => {
     const { schema, sources, resolved } = fixture();
     const plugin = sharedEventResults();
-    const live = (clientId: string) => ({ openLive: () => {}, principal: principal(clientId) });
+    const live = (clientId: string) => ({
+      liveTransport: 'websocket',
+      principal: principal(clientId),
+    });
     const same = [
       await subscribe(plugin, schema, live('app')),
       await subscribe(plugin, schema, live('app')),
@@ -129,10 +132,13 @@ describe('shared subscription results', () => {
     await expect(waiting).resolves.toMatchObject({ done: true });
   });
 
-  it('leaves SSE subscriptions (no WebSocket carrier) to the default executor', async () => {
+  it('leaves SSE subscriptions to the default executor', async () => {
     const { schema } = fixture();
     expect(
-      await subscribe(sharedEventResults(), schema, { principal: principal('app') }),
+      await subscribe(sharedEventResults(), schema, {
+        liveTransport: 'sse',
+        principal: principal('app'),
+      }),
     ).toBeUndefined();
   });
 });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createMetrics } from '../../src/http/metrics.ts';
+import { createMetrics } from '../../src/metrics.ts';
 import { Jobs } from '../../src/jobs/scheduler.ts';
 import { Disposables } from '../../src/lifecycle.ts';
 import { createLogger } from '../../src/logger.ts';

@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../../src/accounts/auth.ts';
 import { loadConfig, type LimitsConfig } from '../../src/config.ts';
-import { createMetrics } from '../../src/http/metrics.ts';
+import { createMetrics } from '../../src/metrics.ts';
 import { bucketScale, takeToken } from '../../src/limits/gcra.ts';
 import { RateLimiter } from '../../src/limits/rate.ts';
 import { createLogger } from '../../src/logger.ts';

@@ -4,7 +4,7 @@ import { RefusalPacer } from '../../src/limits/pacing.ts';
 import { RateLimiter } from '../../src/limits/rate.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
-import { createMetrics } from '../../src/http/metrics.ts';
+import { createMetrics } from '../../src/metrics.ts';
 import { backends, startApp, type TestApp } from '../helpers/app.ts';
 import { rest } from '../helpers/client.ts';
 import { seedAccessory } from '../helpers/fixtures.ts';

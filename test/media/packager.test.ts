@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireTool } from '../../src/media/ffmpeg.ts';
-import { NO_FFMPEG } from '../../src/media/packager.ts';
+import { NO_FFMPEG } from '../../src/media/ffmpeg.ts';
 import { startApp, type TestApp } from '../helpers/app.ts';
 import { rest } from '../helpers/client.ts';
 import { CreateActivity, ok, seedAccessory } from '../helpers/fixtures.ts';
@@ -125,7 +125,7 @@ describe('an instance without ffmpeg', () => {
 
   beforeAll(async () => {
     clip = await makeClip();
-    t = await startApp('pglite', {}, (config) => (config.media.packager.ffmpeg = undefined));
+    t = await startApp('pglite', {}, (config) => (config.media.packager.ffmpeg = false));
   });
   afterAll(async () => {
     await t?.close();

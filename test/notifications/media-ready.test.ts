@@ -41,7 +41,7 @@ describe.each(backends)('activity_media_ready on %s', (backend) => {
         MEDIA_SEGMENT_S: '1',
       },
       (config) => {
-        if (!withFfmpeg) config.media.packager.ffmpeg = undefined;
+        if (!withFfmpeg) config.media.packager.ffmpeg = false;
       },
     );
     apps.push(t);

@@ -1,15 +1,6 @@
-import type { Metrics } from '../../http/metrics.ts';
 import type { Logger } from '../../logger.ts';
+import type { LiveMetrics } from './metrics.ts';
 import type { LiveObserver } from './ports.ts';
-
-type LiveMetrics = Pick<
-  Metrics,
-  | 'liveSubscriptions'
-  | 'liveEventsFannedOut'
-  | 'liveSlowConsumers'
-  | 'liveEventsRepaired'
-  | 'liveWaitTimeouts'
->;
 
 /** Reports live events to the Prometheus metrics and the log. */
 export function liveObserver(metrics: LiveMetrics, logger: Logger): LiveObserver {

@@ -11,7 +11,7 @@ import {
 } from 'graphql';
 import type { Principal } from '../../accounts/auth.ts';
 import type { Config } from '../../config.ts';
-import type { Metrics } from '../../http/metrics.ts';
+import type { Metrics } from '../../metrics.ts';
 import type { Logger } from '../../logger.ts';
 import { AppError } from '../../errors.ts';
 import { requestError } from '../errors.ts';
@@ -56,10 +56,12 @@ export class GraphQLWorkers {
     private readonly logger: Logger,
     private readonly metrics: Metrics,
   ) {
-    // A thread opens no Redis connection (it neither rate limits nor publishes). It traces to
-    // the instance's OTLP endpoint itself; an in-process exporter (tests') stays here.
+    // A thread traces to the instance's OTLP endpoint itself; an in-process exporter (tests')
+    // stays here. It builds the read side only (worker.ts), which opens no Redis connection.
     const telemetry = config.telemetry?.exporter ? undefined : config.telemetry;
-    this.#config = { ...config, redisUrl: undefined, telemetry };
+    // A thread does not see the instance's writes, which read-your-writes on a read replica
+    // needs (storage/replica.ts): its listings read the primary.
+    this.#config = { ...config, telemetry, databaseReadUrl: undefined };
     this.#threads = Array.from({ length: config.graphqlWorkers.threads }, () => undefined);
   }
 

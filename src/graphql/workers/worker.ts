@@ -1,5 +1,5 @@
-// A GraphQL worker thread (pool.ts): executes the queries its instance hands it, with services
-// of its own (database connections, caches and loaders), and answers with the data as JSON and
+// A GraphQL worker thread (pool.ts): executes the queries its instance hands it, with read-side
+// services of its own (database connections, caches and loaders), and answers with the data as JSON and
 // the errors in the contract's codes, so that the instance only writes them out.
 import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -8,7 +8,7 @@ import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { requestContext } from '../../context.ts';
 import { Disposables } from '../../lifecycle.ts';
 import { createLogger } from '../../logger.ts';
-import { buildServices } from '../../services.ts';
+import { buildReadServices } from '../../services.ts';
 import { continueTrace, fail } from '../../telemetry/tracing.ts';
 import { graphqlContext } from '../builder.ts';
 import { toGraphQLError } from '../errors.ts';
@@ -33,7 +33,8 @@ if (config.telemetry) {
   const { startTelemetry } = await import('../../telemetry/start.ts');
   disposables.defer('tracing', startTelemetry(config.telemetry));
 }
-const services = await buildServices(
+// The read side only: no webhook dispatcher, pub/sub or rate limiter (the instance runs them).
+const services = await buildReadServices(
   config,
   { logger, migrate: false, announce: false },
   disposables,

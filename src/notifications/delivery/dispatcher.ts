@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Clock } from '../../clock.ts';
 import type { WebhookConfig } from '../../config.ts';
 import type { EventSignal } from '../../events/outbox.ts';
-import type { Metrics, WebhookQueueStats } from '../../http/metrics.ts';
+import type { WebhookMetrics, WebhookQueueStats } from './metrics.ts';
 import type { Logger } from '../../logger.ts';
 import type { Database } from '../../storage/database.ts';
 import { rememberOpened, type SecretBox } from '../secrets.ts';
@@ -73,7 +73,7 @@ export interface DispatcherOptions {
   secrets: SecretBox;
   logger: Logger;
   signal: EventSignal;
-  metrics?: Metrics;
+  metrics?: WebhookMetrics;
   clock: Clock;
 }
 
@@ -83,7 +83,7 @@ export class Dispatcher {
   readonly #endPool: () => Promise<void>;
   readonly #leaseMs: number;
   readonly #logger: Logger;
-  readonly #metrics: Metrics | undefined;
+  readonly #metrics: WebhookMetrics | undefined;
   readonly #sender: Sender;
   readonly #slots = new Slots<ClaimedDelivery>({ perOrigin: PER_ORIGIN, total: MAX_IN_FLIGHT });
   readonly #gone = new GoneReceivers();

@@ -1,6 +1,6 @@
 import type { Clock } from '../../clock.ts';
 import { recordEvents, type EventSignal } from '../../events/outbox.ts';
-import type { Metrics } from '../../http/metrics.ts';
+import type { WebhookMetrics } from './metrics.ts';
 import type { Logger } from '../../logger.ts';
 import { inTransaction, sqlTx, type Database } from '../../storage/database.ts';
 import type { AttemptResult } from './policy.ts';
@@ -84,7 +84,7 @@ export interface ReceiverHealthOptions {
   clock: Clock;
   disableAfterHours: number;
   signal: EventSignal;
-  metrics: Metrics | undefined;
+  metrics: WebhookMetrics | undefined;
   logger: Logger;
 }
 

@@ -1,8 +1,8 @@
 import type pg from 'pg';
-import type { Metrics } from '../../http/metrics.ts';
+import type { WebhookMetrics } from './metrics.ts';
 import type { Logger } from '../../logger.ts';
 import { inTransaction } from '../../storage/database.ts';
-import { traceAttempt } from '../../telemetry/webhooks.ts';
+import { traceAttempt } from './tracing.ts';
 import { secretContext, type SecretBox } from '../secrets.ts';
 import type { Sender } from '../sender.ts';
 import {
@@ -34,7 +34,7 @@ export interface StageContext {
   gone: GoneReceivers;
   retryDelaysMs: readonly number[];
   logger: Logger;
-  metrics: Metrics | undefined;
+  metrics: WebhookMetrics | undefined;
 }
 
 /** What prepare hands to call: a request to send, or the result of an attempt not sent. */

@@ -1,4 +1,4 @@
-import type { WebhookQueueStats } from '../../../http/metrics.ts';
+import type { WebhookQueueStats } from '../metrics.ts';
 import type { Queryable } from '../../../storage/database.ts';
 
 // Leases of an instance that died are not looked for here: the claim takes them once expired,

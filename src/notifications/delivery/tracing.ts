@@ -1,6 +1,6 @@
-import type { AttemptResult } from '../notifications/delivery/policy.ts';
-import type { ClaimedDelivery } from '../notifications/delivery/queue/types.ts';
-import { traceCall } from './tracing.ts';
+import type { AttemptResult } from './policy.ts';
+import type { ClaimedDelivery } from './queue/types.ts';
+import { traceCall } from '../../telemetry/tracing.ts';
 
 /**
  * One webhook attempt as a CLIENT span (`webhook.attempt`) in the trace of the request that

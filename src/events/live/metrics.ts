@@ -1,0 +1,41 @@
+import { Counter, Gauge, type Registry } from 'prom-client';
+
+/** Live events (src/events/live, src/graphql/ws.ts and sse.ts). */
+export function liveMetrics(registry: Registry) {
+  return {
+    liveSockets: new Gauge({
+      name: 'clipgate_live_sockets',
+      help: 'Open GraphQL WebSocket connections',
+      registers: [registry],
+    }),
+    liveSubscriptions: new Gauge({
+      name: 'clipgate_live_subscriptions',
+      help: 'Active GraphQL subscriptions (WebSocket and SSE)',
+      registers: [registry],
+    }),
+    liveEventsFannedOut: new Counter({
+      name: 'clipgate_live_events_fanned_out_total',
+      help: 'Events handed to subscribers (one per event and subscriber)',
+      registers: [registry],
+    }),
+    liveSlowConsumers: new Counter({
+      name: 'clipgate_live_slow_consumers_dropped_total',
+      help: 'Subscribers cut off because their bounded buffer overflowed',
+      registers: [registry],
+    }),
+    liveEventsRepaired: new Counter({
+      name: 'clipgate_live_events_repaired_total',
+      help: 'Events a live topic read from the event log instead of the pub/sub, by cause: overtaken (a later event came first), reconnect (the pub/sub was away), check (never published: found by the periodic check)',
+      labelNames: ['cause'] as const,
+      registers: [registry],
+    }),
+    liveWaitTimeouts: new Counter({
+      name: 'clipgate_live_wait_timeouts_total',
+      help: 'Live-event waits that ran into their bound, by wait: log (a read of the event log; its subscribers resume), listen (the pub/sub did not confirm a channel; the topic went live without), check (the periodic check could not read the log), resubscribe (the pub/sub did not confirm its channels after a reconnect; the topics caught up anyway)',
+      labelNames: ['wait'] as const,
+      registers: [registry],
+    }),
+  };
+}
+
+export type LiveMetrics = ReturnType<typeof liveMetrics>;

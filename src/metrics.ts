@@ -1,0 +1,27 @@
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import { liveMetrics } from './events/live/metrics.ts';
+import { httpMetrics } from './http/metrics.ts';
+import { jobMetrics } from './jobs/metrics.ts';
+import { rateLimitMetrics } from './limits/metrics.ts';
+import { exportMetrics } from './media/metrics.ts';
+import { webhookMetrics } from './notifications/delivery/metrics.ts';
+
+/**
+ * The service's Prometheus metrics, one registry per app so several apps can share a process;
+ * each part declares its own (http, limits, jobs, media, live events, webhook deliveries).
+ */
+export function createMetrics() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  return {
+    registry,
+    ...httpMetrics(registry),
+    ...rateLimitMetrics(registry),
+    ...webhookMetrics(registry),
+    ...liveMetrics(registry),
+    ...jobMetrics(registry),
+    ...exportMetrics(registry),
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;

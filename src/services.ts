@@ -102,12 +102,14 @@ export async function buildServices(
     (await loadSecretsKey(config.dataDir, config.webhook.secretsKey, announce ? logger : undefined))
       .key,
   );
+  const clock = options.clock ?? systemClock;
   const notifications = new NotificationService(
     db,
     config.webhook,
     secrets,
     auth.scopeName('notifications_motion'),
     signal,
+    clock,
   );
   const dispatcher = new Dispatcher({
     db,
@@ -116,7 +118,7 @@ export async function buildServices(
     logger,
     signal,
     metrics,
-    clock: options.clock ?? systemClock,
+    clock,
   });
   notifications.onQueued(() => dispatcher.wake());
   // Attempts in flight finish (and are recorded) before the database closes.

@@ -39,18 +39,61 @@ export interface CheckedRegistration {
   maxPerSecond: number | null;
 }
 
+/** An authKey as registrations and rotations take it: 16..256 characters, else a 400. */
+function checkAuthKey(authKey: unknown): string {
+  if (typeof authKey !== 'string') throw invalidArgument('authKey', 'authKey must be a string');
+  const length = [...authKey].length;
+  if (length < AUTH_KEY_MIN || length > AUTH_KEY_MAX) {
+    throw invalidArgument('authKey', `authKey must be ${AUTH_KEY_MIN}..${AUTH_KEY_MAX} characters`);
+  }
+  return authKey;
+}
+
+/** How long a rotation's overlap lasts unless told: a day. */
+export const OVERLAP_SECONDS_DEFAULT = 86_400;
+/** The longest overlap a rotation may ask for: 30 days. */
+export const OVERLAP_SECONDS_MAX = 30 * 86_400;
+
+/** What rotate (REST and GraphQL) takes, before validation. */
+export interface RotationInput {
+  authKey?: unknown;
+  overlapSeconds?: unknown;
+}
+
+export interface CheckedRotation {
+  /** The new key; null: the service generates one. */
+  authKey: string | null;
+  overlapSeconds: number;
+}
+
+/** The validations of a rotation that answer 400, each naming its field. */
+export function checkRotation(input: RotationInput): CheckedRotation {
+  const authKey =
+    input.authKey === undefined || input.authKey === null ? null : checkAuthKey(input.authKey);
+  const { overlapSeconds = null } = input;
+  if (overlapSeconds === null) return { authKey, overlapSeconds: OVERLAP_SECONDS_DEFAULT };
+  if (
+    typeof overlapSeconds !== 'number' ||
+    !Number.isInteger(overlapSeconds) ||
+    overlapSeconds < 0 ||
+    overlapSeconds > OVERLAP_SECONDS_MAX
+  ) {
+    throw invalidArgument(
+      'overlapSeconds',
+      `overlapSeconds must be a whole number of seconds 0..${OVERLAP_SECONDS_MAX}`,
+    );
+  }
+  return { authKey, overlapSeconds };
+}
+
 /** The validations of a registration that answer 400, each naming its field, in order. */
 export function checkRegistration(
   input: RegistrationInput,
   webhook: Pick<WebhookConfig, 'allowHttp' | 'allowPrivateNetworks'>,
 ): CheckedRegistration {
   const url = validateReceiverUrl(input.url, webhook);
-  const { authKey, eventTypes, userData } = input;
-  if (typeof authKey !== 'string') throw invalidArgument('authKey', 'authKey must be a string');
-  const length = [...authKey].length;
-  if (length < AUTH_KEY_MIN || length > AUTH_KEY_MAX) {
-    throw invalidArgument('authKey', `authKey must be ${AUTH_KEY_MIN}..${AUTH_KEY_MAX} characters`);
-  }
+  const { eventTypes, userData } = input;
+  const authKey = checkAuthKey(input.authKey);
   if (!Array.isArray(eventTypes) || eventTypes.length === 0) {
     throw invalidArgument('eventTypes', 'eventTypes must be a non-empty list of event types');
   }

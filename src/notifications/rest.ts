@@ -9,6 +9,8 @@ import {
   AUTH_KEY_MAX,
   AUTH_KEY_MIN,
   MAX_PER_SECOND_MAX,
+  OVERLAP_SECONDS_DEFAULT,
+  OVERLAP_SECONDS_MAX,
   USER_DATA_MAX_BYTES,
 } from './registration.ts';
 import { registrationJson } from './views.ts';
@@ -85,6 +87,10 @@ const registrationSchema = z
     }),
     disabledAt: timestamp.nullable(),
     disabledReason: z.string().nullable(),
+    previousKeyUntil: timestamp.nullable().meta({
+      description:
+        'Until when the previous key signs too (a second v1 signature), after a rotation with an overlap; null: only the current key signs',
+    }),
     createdAt: timestamp,
     updatedAt: timestamp,
   })
@@ -143,6 +149,69 @@ export const notificationRoutes = [
     async handle(ctx, { params }) {
       const caller = await callerOf(ctx, params.accountId!);
       return { body: registrationJson(await ctx.services.notifications.enable(caller)) };
+    },
+  }),
+  route({
+    method: 'POST',
+    path: `${path}/rotate`,
+    operationId: 'rotateNotificationKey',
+    summary:
+      "Rotates the key of the calling client's registration; the previous key signs too for overlapSeconds",
+    scopes: [...scopes],
+    body: z
+      .strictObject({
+        authKey: z.unknown().optional().meta({
+          type: 'string',
+          minLength: AUTH_KEY_MIN,
+          maxLength: AUTH_KEY_MAX,
+          description: 'The new key; left out: one is generated and answered in this response only',
+        }),
+        overlapSeconds: z.unknown().optional().meta({
+          type: 'integer',
+          minimum: 0,
+          maximum: OVERLAP_SECONDS_MAX,
+          default: OVERLAP_SECONDS_DEFAULT,
+          description:
+            'How long the previous key signs too; 0: it is retired at once. A rotation during an overlap retires the key before the current one',
+        }),
+      })
+      .meta({ id: 'RotateNotificationKeyInput' }),
+    response: registrationSchema
+      .extend({
+        authKey: z.string().optional().meta({
+          description: 'The generated key, when none was given: shown here only, never again',
+        }),
+      })
+      .meta({ id: 'NotificationKeyRotation' }),
+    async handle(ctx, { params, body }) {
+      const caller = await callerOf(ctx, params.accountId!);
+      const { registration, generatedAuthKey } = await ctx.services.notifications.rotate(
+        caller,
+        body,
+      );
+      return {
+        body: {
+          ...registrationJson(registration),
+          ...(generatedAuthKey !== null && { authKey: generatedAuthKey }),
+        },
+      };
+    },
+  }),
+  route({
+    method: 'POST',
+    path: `${path}/retire-previous-key`,
+    operationId: 'retirePreviousNotificationKey',
+    summary:
+      'Ends the overlap of the last rotation now: only the current key signs from the next attempt on',
+    scopes: [...scopes],
+    body: z.strictObject({}).meta({
+      id: 'RetirePreviousNotificationKeyInput',
+      description: 'Nothing: `{}` or an empty body',
+    }),
+    response: registrationSchema,
+    async handle(ctx, { params }) {
+      const caller = await callerOf(ctx, params.accountId!);
+      return { body: registrationJson(await ctx.services.notifications.retirePreviousKey(caller)) };
     },
   }),
   route({

@@ -6,7 +6,11 @@ import {
 } from '../events/types.ts';
 import { builder, scopedLoader } from '../graphql/builder.ts';
 import { callerOf, motionAllowed } from './caller.ts';
-import { MAX_PER_SECOND_MAX } from './registration.ts';
+import {
+  MAX_PER_SECOND_MAX,
+  OVERLAP_SECONDS_DEFAULT,
+  OVERLAP_SECONDS_MAX,
+} from './registration.ts';
 import { MAX_DELIVERIES_PAGE, TEST_EVENT_TYPE } from './service.ts';
 import type { AttemptView, DeliveryView, RegistrationView } from './views.ts';
 
@@ -70,10 +74,32 @@ const RegistrationRef = builder.objectRef<RegistrationView>('NotificationRegistr
     }),
     disabledAt: t.expose('disabledAt', { type: 'DateTime', nullable: true }),
     disabledReason: t.exposeString('disabledReason', { nullable: true }),
+    previousKeyUntil: t.expose('previousKeyUntil', {
+      type: 'DateTime',
+      nullable: true,
+      description:
+        'Until when the previous key signs too (a second v1 signature), after rotateNotificationKey with an overlap; null: only the current key signs.',
+    }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),
 });
+
+const KeyRotationRef = builder
+  .objectRef<{ registration: RegistrationView; generatedAuthKey: string | null }>(
+    'NotificationKeyRotation',
+  )
+  .implement({
+    description: 'The registration after rotateNotificationKey, with the generated key if any.',
+    fields: (t) => ({
+      registration: t.field({ type: RegistrationRef, resolve: (r) => r.registration }),
+      authKey: t.exposeString('generatedAuthKey', {
+        nullable: true,
+        description:
+          'The generated key, when none was given: shown here only, never again. Null when authKey was given.',
+      }),
+    }),
+  });
 
 const AttemptRef = builder.objectRef<AttemptView>('DeliveryAttempt').implement({
   description: 'One attempt to deliver a notification.',
@@ -243,6 +269,30 @@ builder.mutationFields((t) => ({
     args: { accountId: t.arg.id({ required: true }) },
     resolve: async (_root, args, ctx) =>
       ctx.services.notifications.enable(await callerOf(ctx, String(args.accountId))),
+  }),
+  rotateNotificationKey: t.field({
+    type: KeyRotationRef,
+    description: `Rotates the key of the calling client's registration to authKey (16..256 characters), or to a generated one (answered once). For overlapSeconds (0..${OVERLAP_SECONDS_MAX}, default ${OVERLAP_SECONDS_DEFAULT}) every attempt carries a v1 signature with each key, the new one first; 0 retires the previous key at once. X-Vendor-Verify uses the new key. NOT_FOUND without a registration.`,
+    authScopes: notifications,
+    args: {
+      accountId: t.arg.id({ required: true }),
+      authKey: t.arg.string(),
+      overlapSeconds: t.arg.int(),
+    },
+    resolve: async (_root, args, ctx) =>
+      ctx.services.notifications.rotate(await callerOf(ctx, String(args.accountId)), {
+        authKey: args.authKey,
+        overlapSeconds: args.overlapSeconds,
+      }),
+  }),
+  retirePreviousNotificationKey: t.field({
+    type: RegistrationRef,
+    description:
+      "Ends the overlap of the calling client's last rotation now: only the current key signs from the next attempt on. NOT_FOUND without a registration.",
+    authScopes: notifications,
+    args: { accountId: t.arg.id({ required: true }) },
+    resolve: async (_root, args, ctx) =>
+      ctx.services.notifications.retirePreviousKey(await callerOf(ctx, String(args.accountId))),
   }),
   unregisterNotifications: t.boolean({
     description:

@@ -228,6 +228,7 @@ export function createSender(options: {
       const headers = notificationHeaders({
         body: args.body,
         authKey: args.authKey,
+        previousAuthKey: args.previousAuthKey,
         webhookId: args.webhookId,
         timestamp: Math.floor(Date.now() / 1000),
         userAgent,

@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
+import type { Clock } from '../clock.ts';
 import type { WebhookConfig } from '../config.ts';
 import { conflict, invalidArgument, notFound, permissionDenied } from '../errors.ts';
 import { isBigintId } from '../ids.ts';
@@ -6,11 +8,18 @@ import { recordEvents, type EventSignal } from '../events/outbox.ts';
 import type { NewEvent } from '../events/types.ts';
 import { inTransaction, sqlTx, type Database } from '../storage/database.ts';
 import { currentTraceparent } from '../telemetry/tracing.ts';
-import { checkRegistration, MOTION_EVENT_TYPES, type RegistrationInput } from './registration.ts';
+import {
+  checkRegistration,
+  checkRotation,
+  MOTION_EVENT_TYPES,
+  type RegistrationInput,
+  type RotationInput,
+} from './registration.ts';
 import type { DeliveryState } from './delivery/policy.ts';
 import { dropPending } from './delivery/queue/drop-pending.ts';
 import { enqueueTest } from './delivery/queue/enqueue-test.ts';
 import { requeueFinished } from './delivery/queue/redeliver.ts';
+import { rekeyPending } from './delivery/queue/rekey.ts';
 import { retargetPending } from './delivery/queue/retarget.ts';
 import { secretContext, type SecretBox } from './secrets.ts';
 import {
@@ -29,6 +38,8 @@ import {
 /** The eventType of sendTestNotification's deliveries; deliberately not an EventType. */
 export const TEST_EVENT_TYPE = 'test_notification';
 export const MAX_DELIVERIES_PAGE = 100;
+/** A generated key: 32 random bytes, as base64url (43 characters). */
+const GENERATED_KEY_BYTES = 32;
 
 /** What enabling a registration sets (re-registering, `enable`): active, no failures counted. */
 const ENABLED = 'disabled_at = NULL, disabled_reason = NULL, failing_since = NULL';
@@ -65,7 +76,8 @@ export class NotificationService {
 
   /**
    * `motionScope`: the full name of the scope motion types need, named by their 403. `signal`
-   * hears of the `receiver_enabled` events that enabling records.
+   * hears of the `receiver_enabled` events that enabling records. `clock` dates the end of a
+   * rotation's overlap (the dispatcher reads the same clock).
    */
   constructor(
     private readonly db: Database,
@@ -73,6 +85,7 @@ export class NotificationService {
     private readonly secrets: SecretBox,
     private readonly motionScope: string,
     private readonly signal: EventSignal,
+    private readonly clock: Clock,
   ) {}
 
   /** Lets queued work wake the dispatcher (set once it exists). */
@@ -107,6 +120,7 @@ export class NotificationService {
     };
     try {
       return await this.#enabling(caller, 'register', async (client) => {
+        // Saving switches the key at once: a rotation's previous key signs no more.
         const { rows } = await client.query<RegistrationRow>(
           `INSERT INTO notification_registrations AS r
                   (account_id, client_id, url, origin, auth_key, event_types, user_data, filter,
@@ -116,6 +130,7 @@ export class NotificationService {
               SET url = EXCLUDED.url, origin = EXCLUDED.origin, auth_key = EXCLUDED.auth_key,
                   event_types = EXCLUDED.event_types, user_data = EXCLUDED.user_data,
                   filter = EXCLUDED.filter, max_per_second = EXCLUDED.max_per_second,
+                  previous_auth_key = NULL, previous_key_until = NULL,
                   updated_at = now(), ${ENABLED}
            RETURNING ${REGISTRATION_COLUMNS}`,
           [
@@ -146,7 +161,7 @@ export class NotificationService {
         WHERE account_id = $1 AND client_id = $2`,
       [caller.accountId, caller.clientId],
     );
-    return rows[0] ? registrationView(rows[0]) : null;
+    return rows[0] ? registrationView(rows[0], this.clock.now()) : null;
   }
 
   /**
@@ -188,7 +203,71 @@ export class NotificationService {
       return { row, stored: await recordEvents(sqlTx(client), events) };
     });
     this.signal.committed(stored);
-    return registrationView(row);
+    return registrationView(row, this.clock.now());
+  }
+
+  /**
+   * Rotates the key of the caller's registration to `authKey`, or to a generated one (answered
+   * here, and never again). For `overlapSeconds` (default a day) the previous key signs too,
+   * every attempt then, retries of what was queued before included; 0 switches at once. A
+   * rotation during another's overlap replaces it: the key before the current one signs no
+   * more. 404 without a registration.
+   */
+  async rotate(
+    caller: Caller,
+    input: RotationInput,
+  ): Promise<{ registration: RegistrationView; generatedAuthKey: string | null }> {
+    const checked = checkRotation(input);
+    const generatedAuthKey =
+      checked.authKey === null ? randomBytes(GENERATED_KEY_BYTES).toString('base64url') : null;
+    const sealedKey = this.secrets.seal(
+      checked.authKey ?? generatedAuthKey!,
+      secretContext(caller.accountId, caller.clientId),
+    );
+    const until =
+      checked.overlapSeconds === 0
+        ? null
+        : new Date(this.clock.now().getTime() + checked.overlapSeconds * 1000);
+    // On the right of SET, auth_key is the key before this statement: it becomes the previous.
+    const row = await this.#rekeying(
+      caller,
+      `SET previous_auth_key = CASE WHEN $4::timestamptz IS NULL THEN NULL ELSE auth_key END,
+           previous_key_until = $4::timestamptz, auth_key = $3, updated_at = now()`,
+      [sealedKey, until],
+    );
+    return { registration: registrationView(row, this.clock.now()), generatedAuthKey };
+  }
+
+  /**
+   * Ends the overlap of the caller's last rotation now: only the current key signs from the next
+   * attempt on. Nothing changes without one. 404 without a registration.
+   */
+  async retirePreviousKey(caller: Caller): Promise<RegistrationView> {
+    const row = await this.#rekeying(
+      caller,
+      `SET previous_auth_key = NULL, previous_key_until = NULL,
+           updated_at = CASE WHEN previous_auth_key IS NULL THEN updated_at ELSE now() END`,
+      [],
+    );
+    return registrationView(row, this.clock.now());
+  }
+
+  /**
+   * Changes the keys of the caller's registration (`set`, with parameters from $3 on) and of
+   * what is pending for it, in one transaction; 404 without a registration.
+   */
+  async #rekeying(caller: Caller, set: string, values: unknown[]): Promise<RegistrationRow> {
+    return inTransaction(this.db.pool, async (client) => {
+      const { rows } = await client.query<RegistrationRow>(
+        `UPDATE notification_registrations ${set}
+          WHERE account_id = $1 AND client_id = $2
+          RETURNING ${REGISTRATION_COLUMNS}`,
+        [caller.accountId, caller.clientId, ...values],
+      );
+      if (!rows[0]) throw notFound('registration');
+      await rekeyPending(client, caller);
+      return rows[0];
+    });
   }
 
   /** Removes the caller's registration and drops what is still queued for it; false if none. */

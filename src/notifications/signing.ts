@@ -21,15 +21,24 @@ export function standardSignature(
   return `v1,${hmacBase64(authKey, `${webhookId}.${timestamp}.`, body)}`;
 }
 
-/** Every header of one delivery attempt; `timestamp` is the attempt's time in unix seconds. */
+/**
+ * Every header of one delivery attempt; `timestamp` is the attempt's time in unix seconds. While
+ * a rotation's overlap lasts (`previousAuthKey`), `webhook-signature` carries a signature with
+ * each key, the current one first; X-Vendor-Verify has room for one: the current key's.
+ */
 export function notificationHeaders(args: {
   body: Uint8Array;
   authKey: string;
+  previousAuthKey?: string | undefined;
   webhookId: string;
   timestamp: number;
   userAgent: string;
 }): Record<string, string> {
-  const { body, authKey, webhookId, timestamp, userAgent } = args;
+  const { body, authKey, previousAuthKey, webhookId, timestamp, userAgent } = args;
+  let signature = standardSignature(webhookId, timestamp, body, authKey);
+  if (previousAuthKey !== undefined) {
+    signature += ` ${standardSignature(webhookId, timestamp, body, previousAuthKey)}`;
+  }
   return {
     'Content-Type': 'application/json',
     'Content-Length': String(body.byteLength),
@@ -37,6 +46,6 @@ export function notificationHeaders(args: {
     'X-Vendor-Verify': vendorSignature(body, authKey),
     'webhook-id': webhookId,
     'webhook-timestamp': String(timestamp),
-    'webhook-signature': standardSignature(webhookId, timestamp, body, authKey),
+    'webhook-signature': signature,
   };
 }

@@ -1,6 +1,11 @@
 import type pg from 'pg';
 import { isEventType, type EventType } from '../events/types.ts';
-import { webhookIdOf, type AttemptOutcome, type DeliveryState } from './delivery/policy.ts';
+import {
+  previousKeySigns,
+  webhookIdOf,
+  type AttemptOutcome,
+  type DeliveryState,
+} from './delivery/policy.ts';
 
 /**
  * Registrations and deliveries as the API shows them: their views, the rows and columns they are
@@ -23,6 +28,11 @@ export interface RegistrationView {
   failingSince: Date | null;
   disabledAt: Date | null;
   disabledReason: string | null;
+  /**
+   * Until when the previous key signs too, after a rotation with an overlap; null: only the
+   * current key signs.
+   */
+  previousKeyUntil: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -81,6 +91,7 @@ export const registrationJson = (r: RegistrationView) => ({
   failingSince: r.failingSince?.toISOString() ?? null,
   disabledAt: r.disabledAt?.toISOString() ?? null,
   disabledReason: r.disabledReason,
+  previousKeyUntil: r.previousKeyUntil?.toISOString() ?? null,
   createdAt: r.createdAt.toISOString(),
   updatedAt: r.updatedAt.toISOString(),
 });
@@ -96,11 +107,13 @@ export interface RegistrationRow {
   failing_since: Date | null;
   disabled_at: Date | null;
   disabled_reason: string | null;
+  previous_key_until: Date | null;
   created_at: Date;
   updated_at: Date;
 }
 
-export const registrationView = (row: RegistrationRow): RegistrationView => ({
+/** The view of a registration at `now` (a rotation's overlap that has ended is not shown). */
+export const registrationView = (row: RegistrationRow, now: Date): RegistrationView => ({
   accountId: row.account_id,
   clientId: row.client_id,
   url: row.url,
@@ -112,6 +125,7 @@ export const registrationView = (row: RegistrationRow): RegistrationView => ({
   failingSince: row.failing_since,
   disabledAt: row.disabled_at,
   disabledReason: row.disabled_reason,
+  previousKeyUntil: previousKeySigns(row.previous_key_until, now) ? row.previous_key_until : null,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 });
@@ -136,7 +150,8 @@ export const deliveryColumns = (t = '') =>
 export const DELIVERY_COLUMNS = deliveryColumns();
 
 export const REGISTRATION_COLUMNS = `account_id, client_id, url, event_types, user_data, filter,
-  max_per_second, failing_since, disabled_at, disabled_reason, created_at, updated_at`;
+  max_per_second, failing_since, disabled_at, disabled_reason, previous_key_until, created_at,
+  updated_at`;
 
 /** The views of these deliveries, each with its attempts in order (one query for all). */
 export async function withAttempts(pool: pg.Pool, rows: DeliveryRow[]): Promise<DeliveryView[]> {

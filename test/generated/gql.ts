@@ -50,6 +50,8 @@ type Documents = {
     "\n  mutation ReportMotion(\n    $accessoryId: ID!\n    $state: MotionState!\n    $at: DateTime\n    $motionZones: [String!]\n  ) {\n    reportMotion(accessoryId: $accessoryId, state: $state, at: $at, motionZones: $motionZones) {\n      eventId\n      eventType\n      accessoryId\n      motionZones\n      timestamp\n    }\n  }\n": typeof types.ReportMotionDocument,
     "\n  mutation UpdateActivityForNotifications(\n    $accessoryId: ID!\n    $activityId: String!\n    $input: UpdateActivityInput!\n  ) {\n    updateActivity(accessoryId: $accessoryId, activityId: $activityId, input: $input) {\n      activityId\n      relevanceLevel\n    }\n  }\n": typeof types.UpdateActivityForNotificationsDocument,
     "\n  mutation DeleteAccountForNotifications($accountId: ID!) {\n    deleteAccount(accountId: $accountId)\n  }\n": typeof types.DeleteAccountForNotificationsDocument,
+    "\n  mutation RotateNotificationKey($accountId: ID!, $authKey: String, $overlapSeconds: Int) {\n    rotateNotificationKey(\n      accountId: $accountId\n      authKey: $authKey\n      overlapSeconds: $overlapSeconds\n    ) {\n      authKey\n      registration {\n        previousKeyUntil\n      }\n    }\n  }\n": typeof types.RotateNotificationKeyDocument,
+    "\n  mutation RetirePreviousNotificationKey($accountId: ID!) {\n    retirePreviousNotificationKey(accountId: $accountId) {\n      previousKeyUntil\n    }\n  }\n": typeof types.RetirePreviousNotificationKeyDocument,
     "\n  mutation PoisonSendTest($accountId: ID!) {\n    sendTestNotification(accountId: $accountId) {\n      webhookId\n    }\n  }\n": typeof types.PoisonSendTestDocument,
     "\n  fragment ZonesFields on AccessoryZones {\n    accessoryId\n    lastModified\n    zones {\n      id\n      name\n      color\n      vertices {\n        x\n        y\n      }\n    }\n  }\n": typeof types.ZonesFieldsFragmentDoc,
     "\n  mutation SaveZones($accessoryId: ID!, $zones: [ZoneInput!]!) {\n    saveZones(accessoryId: $accessoryId, zones: $zones) {\n      ...ZonesFields\n    }\n  }\n": typeof types.SaveZonesDocument,
@@ -94,6 +96,8 @@ const documents: Documents = {
     "\n  mutation ReportMotion(\n    $accessoryId: ID!\n    $state: MotionState!\n    $at: DateTime\n    $motionZones: [String!]\n  ) {\n    reportMotion(accessoryId: $accessoryId, state: $state, at: $at, motionZones: $motionZones) {\n      eventId\n      eventType\n      accessoryId\n      motionZones\n      timestamp\n    }\n  }\n": types.ReportMotionDocument,
     "\n  mutation UpdateActivityForNotifications(\n    $accessoryId: ID!\n    $activityId: String!\n    $input: UpdateActivityInput!\n  ) {\n    updateActivity(accessoryId: $accessoryId, activityId: $activityId, input: $input) {\n      activityId\n      relevanceLevel\n    }\n  }\n": types.UpdateActivityForNotificationsDocument,
     "\n  mutation DeleteAccountForNotifications($accountId: ID!) {\n    deleteAccount(accountId: $accountId)\n  }\n": types.DeleteAccountForNotificationsDocument,
+    "\n  mutation RotateNotificationKey($accountId: ID!, $authKey: String, $overlapSeconds: Int) {\n    rotateNotificationKey(\n      accountId: $accountId\n      authKey: $authKey\n      overlapSeconds: $overlapSeconds\n    ) {\n      authKey\n      registration {\n        previousKeyUntil\n      }\n    }\n  }\n": types.RotateNotificationKeyDocument,
+    "\n  mutation RetirePreviousNotificationKey($accountId: ID!) {\n    retirePreviousNotificationKey(accountId: $accountId) {\n      previousKeyUntil\n    }\n  }\n": types.RetirePreviousNotificationKeyDocument,
     "\n  mutation PoisonSendTest($accountId: ID!) {\n    sendTestNotification(accountId: $accountId) {\n      webhookId\n    }\n  }\n": types.PoisonSendTestDocument,
     "\n  fragment ZonesFields on AccessoryZones {\n    accessoryId\n    lastModified\n    zones {\n      id\n      name\n      color\n      vertices {\n        x\n        y\n      }\n    }\n  }\n": types.ZonesFieldsFragmentDoc,
     "\n  mutation SaveZones($accessoryId: ID!, $zones: [ZoneInput!]!) {\n    saveZones(accessoryId: $accessoryId, zones: $zones) {\n      ...ZonesFields\n    }\n  }\n": types.SaveZonesDocument,
@@ -260,6 +264,14 @@ export function graphql(source: "\n  mutation UpdateActivityForNotifications(\n 
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation DeleteAccountForNotifications($accountId: ID!) {\n    deleteAccount(accountId: $accountId)\n  }\n"): (typeof documents)["\n  mutation DeleteAccountForNotifications($accountId: ID!) {\n    deleteAccount(accountId: $accountId)\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RotateNotificationKey($accountId: ID!, $authKey: String, $overlapSeconds: Int) {\n    rotateNotificationKey(\n      accountId: $accountId\n      authKey: $authKey\n      overlapSeconds: $overlapSeconds\n    ) {\n      authKey\n      registration {\n        previousKeyUntil\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation RotateNotificationKey($accountId: ID!, $authKey: String, $overlapSeconds: Int) {\n    rotateNotificationKey(\n      accountId: $accountId\n      authKey: $authKey\n      overlapSeconds: $overlapSeconds\n    ) {\n      authKey\n      registration {\n        previousKeyUntil\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RetirePreviousNotificationKey($accountId: ID!) {\n    retirePreviousNotificationKey(accountId: $accountId) {\n      previousKeyUntil\n    }\n  }\n"): (typeof documents)["\n  mutation RetirePreviousNotificationKey($accountId: ID!) {\n    retirePreviousNotificationKey(accountId: $accountId) {\n      previousKeyUntil\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -140,6 +140,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/accounts/{accountId}/notifications/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Rotates the key of the calling client's registration; the previous key signs too for overlapSeconds */
+        post: operations["rotateNotificationKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/accounts/{accountId}/notifications/retire-previous-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Ends the overlap of the last rotation now: only the current key signs from the next attempt on */
+        post: operations["retirePreviousNotificationKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/event-types": {
         parameters: {
             query?: never;
@@ -952,6 +986,8 @@ export interface components {
             failingSince: components["schemas"]["Timestamp"] | null;
             disabledAt: components["schemas"]["Timestamp"] | null;
             disabledReason: string | null;
+            /** @description Until when the previous key signs too (a second v1 signature), after a rotation with an overlap; null: only the current key signs */
+            previousKeyUntil: components["schemas"]["Timestamp"] | null;
             createdAt: components["schemas"]["Timestamp"];
             updatedAt: components["schemas"]["Timestamp"];
         };
@@ -976,6 +1012,45 @@ export interface components {
         };
         /** @description Nothing: `{}` or an empty body */
         EnableNotificationsInput: Record<string, never>;
+        NotificationKeyRotation: {
+            accountId: components["schemas"]["Uuid"];
+            /** @description The OAuth client the registration belongs to */
+            clientId: string;
+            url: string;
+            eventTypes: ("activity_created" | "activity_updated" | "activity_finished" | "activity_media_ready" | "motion_started" | "motion_ended" | "account_deleted" | "receiver_disabled" | "receiver_enabled" | "delivery_exhausted")[];
+            userData: {
+                [key: string]: unknown;
+            } | null;
+            /** @description The filter as registered; null: none */
+            filter: string | null;
+            maxPerSecond: number | null;
+            /**
+             * @description disabled: the receiver failed every attempt for WEBHOOK_DISABLE_AFTER_HOURS; nothing is sent until it is registered again or enabled
+             * @enum {string}
+             */
+            state: "active" | "disabled";
+            /** @description Since when every attempt failed; null: the last attempt succeeded, or none yet */
+            failingSince: components["schemas"]["Timestamp"] | null;
+            disabledAt: components["schemas"]["Timestamp"] | null;
+            disabledReason: string | null;
+            /** @description Until when the previous key signs too (a second v1 signature), after a rotation with an overlap; null: only the current key signs */
+            previousKeyUntil: components["schemas"]["Timestamp"] | null;
+            createdAt: components["schemas"]["Timestamp"];
+            updatedAt: components["schemas"]["Timestamp"];
+            /** @description The generated key, when none was given: shown here only, never again */
+            authKey?: string;
+        };
+        RotateNotificationKeyInput: {
+            /** @description The new key; left out: one is generated and answered in this response only */
+            authKey?: string;
+            /**
+             * @description How long the previous key signs too; 0: it is retired at once. A rotation during an overlap retires the key before the current one
+             * @default 86400
+             */
+            overlapSeconds: number;
+        };
+        /** @description Nothing: `{}` or an empty body */
+        RetirePreviousNotificationKeyInput: Record<string, never>;
         EventTypes: components["schemas"]["EventTypeDescription"][];
         EventTypeDescription: {
             eventType: string;
@@ -1829,6 +1904,74 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["EnableNotificationsInput"];
+            };
+        };
+        responses: {
+            /** @description The calling client's receiver on the account; the authKey is never returned */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationRegistration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            default: components["responses"]["Error"];
+        };
+    };
+    rotateNotificationKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The caller's own account id, or `self` */
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RotateNotificationKeyInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationKeyRotation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            default: components["responses"]["Error"];
+        };
+    };
+    retirePreviousNotificationKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The caller's own account id, or `self` */
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RetirePreviousNotificationKeyInput"];
             };
         };
         responses: {

@@ -49,12 +49,14 @@ export const accept: Responder = (_r, res) => {
 /**
  * A loopback receiver on 127.0.0.1 that verifies every notification with `authKey` (a bad
  * signature is answered 401 and still recorded), checks a verified one against the event
- * catalog (test/helpers/catalog.ts), then lets `respond` answer.
+ * catalog (test/helpers/catalog.ts), then lets `respond` answer. `authKey` may be a function:
+ * the key it holds at each request (a receiver whose key is rotated).
  */
 export async function startReceiver(
-  authKey: string,
+  authKey: string | (() => string),
   respond: Responder = accept,
 ): Promise<Receiver> {
+  const keyNow = typeof authKey === 'string' ? () => authKey : authKey;
   const receiver: Receiver = {
     url: '',
     port: 0,
@@ -87,14 +89,15 @@ export async function startReceiver(
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const raw = Buffer.concat(chunks);
+      const key = keyNow();
       const { 'x-vendor-verify': vendor, ...standardHeaders } = req.headers;
       const receipt: Receipt = {
         webhookId: String(req.headers['webhook-id'] ?? ''),
         headers: req.headers,
         raw,
         body: safeJson(raw),
-        standard: verifyNotification(raw, standardHeaders, authKey).ok,
-        vendor: verifyNotification(raw, { 'x-vendor-verify': vendor }, authKey, {
+        standard: verifyNotification(raw, standardHeaders, key).ok,
+        vendor: verifyNotification(raw, { 'x-vendor-verify': vendor }, key, {
           allowLegacyVendorHeader: true,
         }).ok,
         at: Date.now(),

@@ -54,6 +54,7 @@ describe.each(backends)('notification registration on %s', (backend) => {
       failingSince: null,
       disabledAt: null,
       disabledReason: null,
+      previousKeyUntil: null,
       createdAt: expect.stringMatching(/Z$/),
       updatedAt: expect.stringMatching(/Z$/),
     });

@@ -137,6 +137,7 @@ export class Dispatcher {
       recorder: this.#recorder,
       gone: this.#gone,
       retryDelaysMs: options.webhook.retryDelaysMs,
+      clock: options.clock,
       logger: this.#logger,
       metrics: this.#metrics,
     };

@@ -39,6 +39,8 @@ export interface AttemptRequest {
   url: string;
   body: Uint8Array;
   authKey: string;
+  /** The previous key while a rotation's overlap lasts: it signs too. */
+  previousAuthKey?: string | undefined;
   webhookId: string;
   /** W3C trace context sent as the `traceparent` header (only while tracing is on). */
   traceparent?: string;
@@ -80,13 +82,22 @@ function notificationBody(
 export const webhookIdOf = (d: Pick<DeliveryContent, 'kind' | 'id' | 'event_id'>): string =>
   d.kind === 'test' || d.event_id === null ? `test_${d.id}` : d.event_id;
 
-/** The request of one attempt at a delivery, with the receiver's key (opened). */
-export const attemptRequest = (d: DeliveryContent, authKey: string): AttemptRequest => ({
+/** The request of one attempt at a delivery, with the receiver's keys (opened). */
+export const attemptRequest = (
+  d: DeliveryContent,
+  authKey: string,
+  previousAuthKey?: string,
+): AttemptRequest => ({
   url: d.url,
   body: notificationBody(d),
   authKey,
+  previousAuthKey,
   webhookId: webhookIdOf(d),
 });
+
+/** Whether a rotation's previous key still signs at `now`: until the end of its overlap. */
+export const previousKeySigns = (until: Date | null, now: Date): boolean =>
+  until !== null && until.getTime() > now.getTime();
 
 /** The result of an attempt that was not sent: this instance cannot open the receiver's key. */
 export const keyUnavailable = (): AttemptResult => ({

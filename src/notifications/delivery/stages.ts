@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import type { Clock } from '../../clock.ts';
 import type { Metrics } from '../../http/metrics.ts';
 import type { Logger } from '../../logger.ts';
 import { inTransaction } from '../../storage/database.ts';
@@ -9,6 +10,7 @@ import {
   attemptRequest,
   keyUnavailable,
   nextStep,
+  previousKeySigns,
   resultLabel,
   type AttemptRequest,
   type AttemptResult,
@@ -33,6 +35,8 @@ export interface StageContext {
   recorder: OutcomeRecorder;
   gone: GoneReceivers;
   retryDelaysMs: readonly number[];
+  /** Whether a rotation's previous key still signs is read from it. */
+  clock: Clock;
   logger: Logger;
   metrics: Metrics | undefined;
 }
@@ -40,12 +44,23 @@ export interface StageContext {
 /** What prepare hands to call: a request to send, or the result of an attempt not sent. */
 export type Prepared = { request: AttemptRequest } | { unsent: AttemptResult };
 
-/** prepare: opens the receiver's key and builds the request; a key that does not open is unsent. */
+/**
+ * prepare: opens the receiver's key (and its previous one while a rotation's overlap lasts, by
+ * the clock now: the keys of an attempt are those in effect when it is sent) and builds the
+ * request; a key that does not open is unsent.
+ */
 export function prepare(ctx: StageContext, delivery: ClaimedDelivery): Prepared {
   let authKey: string;
+  let previousAuthKey: string | undefined;
   try {
     const context = secretContext(delivery.account_id, delivery.client_id);
     authKey = ctx.secrets.open(delivery.auth_key, context);
+    if (
+      delivery.previous_auth_key !== null &&
+      previousKeySigns(delivery.previous_key_until, ctx.clock.now())
+    ) {
+      previousAuthKey = ctx.secrets.open(delivery.previous_auth_key, context);
+    }
   } catch (err) {
     ctx.logger.error(
       { err, deliveryId: delivery.id },
@@ -53,7 +68,7 @@ export function prepare(ctx: StageContext, delivery: ClaimedDelivery): Prepared 
     );
     return { unsent: keyUnavailable() };
   }
-  return { request: attemptRequest(delivery, authKey) };
+  return { request: attemptRequest(delivery, authKey, previousAuthKey) };
 }
 
 /** call: the signed POST (sender.ts), traced in its request's trace; never throws. */

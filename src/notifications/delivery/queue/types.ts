@@ -11,6 +11,7 @@ import type { AttemptResult, DeliveryContent, NextStep } from '../policy.ts';
  * - the lease given up without an attempt, or deferred: ./hand-back.ts;
  * - an attempt's outcome (delivered, retried later, discarded, gone): ./record-outcomes.ts;
  * - pending ones following their registration's new url and key: ./retarget.ts;
+ * - pending ones following their registration's keys, rotated or retired: ./rekey.ts;
  * - pending ones dropped (unregistered, disabled, a 410): ./drop-pending.ts;
  * - a finished one queued again by hand: ./redeliver.ts;
  * - old days of the log dropped: ./purge.ts.
@@ -25,6 +26,9 @@ export interface ClaimedDelivery extends DeliveryContent {
   origin: string;
   /** The receiver's key, sealed (secrets.ts). */
   auth_key: string;
+  /** Its previous key, sealed, while a rotation's overlap lasts (until `previous_key_until`). */
+  previous_auth_key: string | null;
+  previous_key_until: Date | null;
   /** Claims so far, this one included: the fence of its lease, and the attempt's number. */
   attempt_count: number;
   /** Attempts recorded in the current round (since it was queued or redelivered). */

@@ -181,7 +181,7 @@ async function runBench(): Promise<void> {
           const started = performance.now();
           const headers = notificationHeaders({
             body,
-            authKey: AUTH_KEY,
+            keys: { authKey: AUTH_KEY },
             webhookId: `bare-${bareCount}`,
             timestamp: Math.floor(Date.now() / 1000),
             userAgent: 'bench',

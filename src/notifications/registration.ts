@@ -24,7 +24,12 @@ export interface RegistrationInput {
   userData?: unknown;
   filter?: unknown;
   maxPerSecond?: unknown;
+  signing?: unknown;
 }
+
+/** How a registration's notifications are signed: HMAC-SHA256 (`v1`), or ed25519 (`v1a`). */
+export const signingModes = ['hmac-sha256', 'ed25519'] as const;
+export type SigningMode = (typeof signingModes)[number];
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -37,6 +42,7 @@ export interface CheckedRegistration {
   /** The filter as written (checked to parse); null: none. */
   filter: string | null;
   maxPerSecond: number | null;
+  signing: SigningMode;
 }
 
 /** An authKey as registrations and rotations take it: 16..256 characters, else a 400. */
@@ -140,9 +146,14 @@ export function checkRegistration(
       `maxPerSecond must be a whole number 1..${MAX_PER_SECOND_MAX}, or null for no limit`,
     );
   }
+  const signing = input.signing ?? 'hmac-sha256';
+  if (!signingModes.includes(signing as SigningMode)) {
+    throw invalidArgument('signing', `signing must be one of ${signingModes.join(', ')}`);
+  }
   return {
     url,
     authKey,
+    signing: signing as SigningMode,
     eventTypes: eventTypes as EventType[],
     userData: isPlainObject(userData) ? userData : null,
     filter,

@@ -11,6 +11,7 @@ import {
   MAX_PER_SECOND_MAX,
   OVERLAP_SECONDS_DEFAULT,
   OVERLAP_SECONDS_MAX,
+  signingModes,
   USER_DATA_MAX_BYTES,
 } from './registration.ts';
 import { registrationJson } from './views.ts';
@@ -65,6 +66,15 @@ const registrationBody = z
         description:
           'At most this many notifications per second start towards the receiver; the rest wait (none is dropped for it); null or left out: no limit',
       }),
+    signing: z
+      .unknown()
+      .optional()
+      .meta({
+        type: 'string',
+        enum: [...signingModes],
+        description:
+          'How webhook-signature is signed: hmac-sha256 (v1, keyed with authKey; the default) or ed25519 (v1a, with a key pair the service generates; the answer publishes publicKey). authKey keys X-Vendor-Verify either way',
+      }),
   })
   .strict()
   .meta({ id: 'NotificationRegistrationInput' });
@@ -90,6 +100,11 @@ const registrationSchema = z
     previousKeyUntil: timestamp.nullable().meta({
       description:
         'Until when the previous key signs too (a second v1 signature), after a rotation with an overlap; null: only the current key signs',
+    }),
+    signing: z.enum(signingModes),
+    publicKey: z.string().nullable().meta({
+      description:
+        'ed25519: the public key that verifies the v1a signatures, whpk_ + base64 of its raw 32 bytes (a rotation replaces it); null for hmac-sha256',
     }),
     createdAt: timestamp,
     updatedAt: timestamp,
@@ -166,14 +181,15 @@ export const notificationRoutes = [
           maxLength: AUTH_KEY_MAX,
           description: 'The new key; left out: one is generated and answered in this response only',
         }),
-        overlapSeconds: z.unknown().optional().meta({
-          type: 'integer',
-          minimum: 0,
-          maximum: OVERLAP_SECONDS_MAX,
-          default: OVERLAP_SECONDS_DEFAULT,
-          description:
-            'How long the previous key signs too; 0: it is retired at once. A rotation during an overlap retires the key before the current one',
-        }),
+        overlapSeconds: z
+          .unknown()
+          .optional()
+          .meta({
+            type: 'integer',
+            minimum: 0,
+            maximum: OVERLAP_SECONDS_MAX,
+            description: `How long the previous key signs too (default ${OVERLAP_SECONDS_DEFAULT}); 0: it is retired at once. A rotation during an overlap retires the key before the current one`,
+          }),
       })
       .meta({ id: 'RotateNotificationKeyInput' }),
     response: registrationSchema

@@ -80,6 +80,15 @@ const RegistrationRef = builder.objectRef<RegistrationView>('NotificationRegistr
       description:
         'Until when the previous key signs too (a second v1 signature), after rotateNotificationKey with an overlap; null: only the current key signs.',
     }),
+    signing: t.exposeString('signing', {
+      description:
+        'hmac-sha256: webhook-signature carries v1 (HMAC with the authKey); ed25519: v1a, verified with publicKey.',
+    }),
+    publicKey: t.exposeString('publicKey', {
+      nullable: true,
+      description:
+        'ed25519: the public key that verifies the v1a signatures (whpk_ + base64 of its raw 32 bytes; a rotation replaces it). Null for hmac-sha256.',
+    }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),
@@ -172,6 +181,10 @@ const RegisterInput = builder.inputType('RegisterNotificationsInput', {
     maxPerSecond: t.int({
       description: `At most this many notifications per second (1..${MAX_PER_SECOND_MAX}); the rest wait, none is dropped for it. Null or left out: no limit.`,
     }),
+    signing: t.string({
+      description:
+        'hmac-sha256 (default): webhook-signature carries v1, keyed with authKey; ed25519: v1a, with a key pair the service generates and publishes as publicKey. authKey keys X-Vendor-Verify either way.',
+    }),
   }),
 });
 
@@ -257,6 +270,7 @@ builder.mutationFields((t) => ({
           userData: not(input.userData),
           filter: not(input.filter),
           maxPerSecond: input.maxPerSecond,
+          signing: input.signing,
         },
         motionAllowed(ctx),
       ),
@@ -272,7 +286,7 @@ builder.mutationFields((t) => ({
   }),
   rotateNotificationKey: t.field({
     type: KeyRotationRef,
-    description: `Rotates the key of the calling client's registration to authKey (16..256 characters), or to a generated one (answered once). For overlapSeconds (0..${OVERLAP_SECONDS_MAX}, default ${OVERLAP_SECONDS_DEFAULT}) every attempt carries a v1 signature with each key, the new one first; 0 retires the previous key at once. X-Vendor-Verify uses the new key. NOT_FOUND without a registration.`,
+    description: `Rotates the key of the calling client's registration to authKey (16..256 characters), or to a generated one (answered once), and an ed25519 registration's key pair to a new one (its publicKey in the registration). For overlapSeconds (0..${OVERLAP_SECONDS_MAX}, default ${OVERLAP_SECONDS_DEFAULT}) every attempt carries a signature (v1, or v1a for ed25519) with each key, the new one first; 0 retires the previous key at once. X-Vendor-Verify uses the new key. NOT_FOUND without a registration.`,
     authScopes: notifications,
     args: {
       accountId: t.arg.id({ required: true }),

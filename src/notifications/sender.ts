@@ -227,8 +227,7 @@ export function createSender(options: {
       const url = new URL(args.url);
       const headers = notificationHeaders({
         body: args.body,
-        authKey: args.authKey,
-        previousAuthKey: args.previousAuthKey,
+        keys: args.keys,
         webhookId: args.webhookId,
         timestamp: Math.floor(Date.now() / 1000),
         userAgent,

@@ -19,9 +19,9 @@ import type { DeliveryState } from './delivery/policy.ts';
 import { dropPending } from './delivery/queue/drop-pending.ts';
 import { enqueueTest } from './delivery/queue/enqueue-test.ts';
 import { requeueFinished } from './delivery/queue/redeliver.ts';
-import { rekeyPending } from './delivery/queue/rekey.ts';
 import { retargetPending } from './delivery/queue/retarget.ts';
 import { secretContext, type SecretBox } from './secrets.ts';
+import { generateSigningKeyPair } from './signing.ts';
 import {
   DELIVERY_COLUMNS,
   REGISTRATION_COLUMNS,
@@ -108,30 +108,37 @@ export class NotificationService {
     if (!motionAllowed && checked.eventTypes.some((t) => MOTION_EVENT_TYPES.includes(t))) {
       throw permissionDenied(this.motionScope);
     }
+    const context = secretContext(caller.accountId, caller.clientId);
+    const pair = checked.signing === 'ed25519' ? generateSigningKeyPair() : null;
     const target = {
       ...caller,
       url: checked.url.href,
       origin: checked.url.origin,
-      sealedKey: this.secrets.seal(
-        checked.authKey,
-        secretContext(caller.accountId, caller.clientId),
-      ),
+      sealedKey: this.secrets.seal(checked.authKey, context),
       userData: checked.userData === null ? null : JSON.stringify(checked.userData),
+      sealedSigningKey: pair && this.secrets.seal(pair.privateKey, context),
+      publicKey: pair?.publicKey ?? null,
     };
     try {
       return await this.#enabling(caller, 'register', async (client) => {
-        // Saving switches the key at once: a rotation's previous key signs no more.
+        // Saving switches the key at once: a rotation's previous keys sign no more. An ed25519
+        // registration saved again as ed25519 keeps its key pair (its receivers hold the public
+        // key); one that switches to it gets the new pair, one that leaves it loses its pair.
         const { rows } = await client.query<RegistrationRow>(
           `INSERT INTO notification_registrations AS r
                   (account_id, client_id, url, origin, auth_key, event_types, user_data, filter,
-                   max_per_second)
-           VALUES ($1, $2, $3, $4, $5, $6::text[], $7::jsonb, $8, $9)
+                   max_per_second, signing_key, public_key)
+           VALUES ($1, $2, $3, $4, $5, $6::text[], $7::jsonb, $8, $9, $10, $11)
            ON CONFLICT (account_id, client_id) DO UPDATE
               SET url = EXCLUDED.url, origin = EXCLUDED.origin, auth_key = EXCLUDED.auth_key,
                   event_types = EXCLUDED.event_types, user_data = EXCLUDED.user_data,
                   filter = EXCLUDED.filter, max_per_second = EXCLUDED.max_per_second,
+                  signing_key = CASE WHEN EXCLUDED.signing_key IS NULL THEN NULL
+                                     ELSE coalesce(r.signing_key, EXCLUDED.signing_key) END,
+                  public_key = CASE WHEN EXCLUDED.public_key IS NULL THEN NULL
+                                    ELSE coalesce(r.public_key, EXCLUDED.public_key) END,
                   previous_auth_key = NULL, previous_key_until = NULL,
-                  updated_at = now(), ${ENABLED}
+                  previous_signing_key = NULL, updated_at = now(), ${ENABLED}
            RETURNING ${REGISTRATION_COLUMNS}`,
           [
             target.accountId,
@@ -143,9 +150,11 @@ export class NotificationService {
             target.userData,
             checked.filter,
             checked.maxPerSecond,
+            target.sealedSigningKey,
+            target.publicKey,
           ],
         );
-        await retargetPending(client, target);
+        await retargetPending(client, caller);
         return rows[0]!;
       });
     } catch (err) {
@@ -208,10 +217,10 @@ export class NotificationService {
 
   /**
    * Rotates the key of the caller's registration to `authKey`, or to a generated one (answered
-   * here, and never again). For `overlapSeconds` (default a day) the previous key signs too,
-   * every attempt then, retries of what was queued before included; 0 switches at once. A
-   * rotation during another's overlap replaces it: the key before the current one signs no
-   * more. 404 without a registration.
+   * here, and never again), and an ed25519 registration's key pair to a new one. For
+   * `overlapSeconds` (default a day) the previous keys sign too, every attempt then, retries of
+   * what was queued before included; 0 switches at once. A rotation during another's overlap
+   * replaces it: the keys before the current ones sign no more. 404 without a registration.
    */
   async rotate(
     caller: Caller,
@@ -220,20 +229,23 @@ export class NotificationService {
     const checked = checkRotation(input);
     const generatedAuthKey =
       checked.authKey === null ? randomBytes(GENERATED_KEY_BYTES).toString('base64url') : null;
-    const sealedKey = this.secrets.seal(
-      checked.authKey ?? generatedAuthKey!,
-      secretContext(caller.accountId, caller.clientId),
-    );
+    const context = secretContext(caller.accountId, caller.clientId);
+    const sealedKey = this.secrets.seal(checked.authKey ?? generatedAuthKey!, context);
+    // Used only when the registration signs with ed25519 (the statement tells).
+    const pair = generateSigningKeyPair();
     const until =
       checked.overlapSeconds === 0
         ? null
         : new Date(this.clock.now().getTime() + checked.overlapSeconds * 1000);
-    // On the right of SET, auth_key is the key before this statement: it becomes the previous.
+    // On the right of SET, the keys are those before this statement: they become the previous.
     const row = await this.#rekeying(
       caller,
       `SET previous_auth_key = CASE WHEN $4::timestamptz IS NULL THEN NULL ELSE auth_key END,
-           previous_key_until = $4::timestamptz, auth_key = $3, updated_at = now()`,
-      [sealedKey, until],
+           previous_signing_key = CASE WHEN $4::timestamptz IS NULL THEN NULL ELSE signing_key END,
+           previous_key_until = $4::timestamptz, auth_key = $3,
+           signing_key = CASE WHEN signing_key IS NULL THEN NULL ELSE $5 END,
+           public_key = CASE WHEN signing_key IS NULL THEN NULL ELSE $6 END, updated_at = now()`,
+      [sealedKey, until, this.secrets.seal(pair.privateKey, context), pair.publicKey],
     );
     return { registration: registrationView(row, this.clock.now()), generatedAuthKey };
   }
@@ -245,7 +257,7 @@ export class NotificationService {
   async retirePreviousKey(caller: Caller): Promise<RegistrationView> {
     const row = await this.#rekeying(
       caller,
-      `SET previous_auth_key = NULL, previous_key_until = NULL,
+      `SET previous_auth_key = NULL, previous_signing_key = NULL, previous_key_until = NULL,
            updated_at = CASE WHEN previous_auth_key IS NULL THEN updated_at ELSE now() END`,
       [],
     );
@@ -265,7 +277,7 @@ export class NotificationService {
         [caller.accountId, caller.clientId, ...values],
       );
       if (!rows[0]) throw notFound('registration');
-      await rekeyPending(client, caller);
+      await retargetPending(client, caller);
       return rows[0];
     });
   }

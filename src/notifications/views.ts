@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { isEventType, type EventType } from '../events/types.ts';
+import type { SigningMode } from './registration.ts';
 import {
   previousKeySigns,
   webhookIdOf,
@@ -33,6 +34,9 @@ export interface RegistrationView {
    * current key signs.
    */
   previousKeyUntil: Date | null;
+  signing: SigningMode;
+  /** ed25519: the public key that verifies its `v1a` signatures (`whpk_...`); else null. */
+  publicKey: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -92,6 +96,8 @@ export const registrationJson = (r: RegistrationView) => ({
   disabledAt: r.disabledAt?.toISOString() ?? null,
   disabledReason: r.disabledReason,
   previousKeyUntil: r.previousKeyUntil?.toISOString() ?? null,
+  signing: r.signing,
+  publicKey: r.publicKey,
   createdAt: r.createdAt.toISOString(),
   updatedAt: r.updatedAt.toISOString(),
 });
@@ -108,6 +114,7 @@ export interface RegistrationRow {
   disabled_at: Date | null;
   disabled_reason: string | null;
   previous_key_until: Date | null;
+  public_key: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -126,6 +133,8 @@ export const registrationView = (row: RegistrationRow, now: Date): RegistrationV
   disabledAt: row.disabled_at,
   disabledReason: row.disabled_reason,
   previousKeyUntil: previousKeySigns(row.previous_key_until, now) ? row.previous_key_until : null,
+  signing: row.public_key === null ? 'hmac-sha256' : 'ed25519',
+  publicKey: row.public_key,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 });
@@ -150,8 +159,8 @@ export const deliveryColumns = (t = '') =>
 export const DELIVERY_COLUMNS = deliveryColumns();
 
 export const REGISTRATION_COLUMNS = `account_id, client_id, url, event_types, user_data, filter,
-  max_per_second, failing_since, disabled_at, disabled_reason, previous_key_until, created_at,
-  updated_at`;
+  max_per_second, failing_since, disabled_at, disabled_reason, previous_key_until, public_key,
+  created_at, updated_at`;
 
 /** The views of these deliveries, each with its attempts in order (one query for all). */
 export async function withAttempts(pool: pg.Pool, rows: DeliveryRow[]): Promise<DeliveryView[]> {

@@ -988,6 +988,10 @@ export interface components {
             disabledReason: string | null;
             /** @description Until when the previous key signs too (a second v1 signature), after a rotation with an overlap; null: only the current key signs */
             previousKeyUntil: components["schemas"]["Timestamp"] | null;
+            /** @enum {string} */
+            signing: "hmac-sha256" | "ed25519";
+            /** @description ed25519: the public key that verifies the v1a signatures, whpk_ + base64 of its raw 32 bytes (a rotation replaces it); null for hmac-sha256 */
+            publicKey: string | null;
             createdAt: components["schemas"]["Timestamp"];
             updatedAt: components["schemas"]["Timestamp"];
         };
@@ -1009,6 +1013,11 @@ export interface components {
             filter?: string | null;
             /** @description At most this many notifications per second start towards the receiver; the rest wait (none is dropped for it); null or left out: no limit */
             maxPerSecond?: number | null;
+            /**
+             * @description How webhook-signature is signed: hmac-sha256 (v1, keyed with authKey; the default) or ed25519 (v1a, with a key pair the service generates; the answer publishes publicKey). authKey keys X-Vendor-Verify either way
+             * @enum {string}
+             */
+            signing?: "hmac-sha256" | "ed25519";
         };
         /** @description Nothing: `{}` or an empty body */
         EnableNotificationsInput: Record<string, never>;
@@ -1035,6 +1044,10 @@ export interface components {
             disabledReason: string | null;
             /** @description Until when the previous key signs too (a second v1 signature), after a rotation with an overlap; null: only the current key signs */
             previousKeyUntil: components["schemas"]["Timestamp"] | null;
+            /** @enum {string} */
+            signing: "hmac-sha256" | "ed25519";
+            /** @description ed25519: the public key that verifies the v1a signatures, whpk_ + base64 of its raw 32 bytes (a rotation replaces it); null for hmac-sha256 */
+            publicKey: string | null;
             createdAt: components["schemas"]["Timestamp"];
             updatedAt: components["schemas"]["Timestamp"];
             /** @description The generated key, when none was given: shown here only, never again */
@@ -1043,11 +1056,8 @@ export interface components {
         RotateNotificationKeyInput: {
             /** @description The new key; left out: one is generated and answered in this response only */
             authKey?: string;
-            /**
-             * @description How long the previous key signs too; 0: it is retired at once. A rotation during an overlap retires the key before the current one
-             * @default 86400
-             */
-            overlapSeconds: number;
+            /** @description How long the previous key signs too (default 86400); 0: it is retired at once. A rotation during an overlap retires the key before the current one */
+            overlapSeconds?: number;
         };
         /** @description Nothing: `{}` or an empty body */
         RetirePreviousNotificationKeyInput: Record<string, never>;

@@ -55,6 +55,8 @@ describe.each(backends)('notification registration on %s', (backend) => {
       disabledAt: null,
       disabledReason: null,
       previousKeyUntil: null,
+      signing: 'hmac-sha256',
+      publicKey: null,
       createdAt: expect.stringMatching(/Z$/),
       updatedAt: expect.stringMatching(/Z$/),
     });

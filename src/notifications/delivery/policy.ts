@@ -4,6 +4,7 @@
  * see signing.ts), how its answer is classified, and the retry decision. See docs/decisions.md,
  * "Notifications".
  */
+import type { AttemptKeys } from '../signing.ts';
 
 /** A delivery's state in the queue and the log. */
 export type DeliveryState = 'pending' | 'delivered' | 'discarded' | 'gone' | 'dropped';
@@ -34,13 +35,11 @@ export interface AttemptResult {
   responseSnippet: string;
 }
 
-/** What one attempt sends (the sender signs it when it sends it). */
+/** What one attempt sends (the sender signs it with `keys` when it sends it). */
 export interface AttemptRequest {
   url: string;
   body: Uint8Array;
-  authKey: string;
-  /** The previous key while a rotation's overlap lasts: it signs too. */
-  previousAuthKey?: string | undefined;
+  keys: AttemptKeys;
   webhookId: string;
   /** W3C trace context sent as the `traceparent` header (only while tracing is on). */
   traceparent?: string;
@@ -83,15 +82,10 @@ export const webhookIdOf = (d: Pick<DeliveryContent, 'kind' | 'id' | 'event_id'>
   d.kind === 'test' || d.event_id === null ? `test_${d.id}` : d.event_id;
 
 /** The request of one attempt at a delivery, with the receiver's keys (opened). */
-export const attemptRequest = (
-  d: DeliveryContent,
-  authKey: string,
-  previousAuthKey?: string,
-): AttemptRequest => ({
+export const attemptRequest = (d: DeliveryContent, keys: AttemptKeys): AttemptRequest => ({
   url: d.url,
   body: notificationBody(d),
-  authKey,
-  previousAuthKey,
+  keys,
   webhookId: webhookIdOf(d),
 });
 

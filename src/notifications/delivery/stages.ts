@@ -5,6 +5,7 @@ import type { Logger } from '../../logger.ts';
 import { inTransaction } from '../../storage/database.ts';
 import { traceAttempt } from '../../telemetry/webhooks.ts';
 import { secretContext, type SecretBox } from '../secrets.ts';
+import type { AttemptKeys } from '../signing.ts';
 import type { Sender } from '../sender.ts';
 import {
   attemptRequest,
@@ -45,22 +46,23 @@ export interface StageContext {
 export type Prepared = { request: AttemptRequest } | { unsent: AttemptResult };
 
 /**
- * prepare: opens the receiver's key (and its previous one while a rotation's overlap lasts, by
- * the clock now: the keys of an attempt are those in effect when it is sent) and builds the
- * request; a key that does not open is unsent.
+ * prepare: opens the receiver's keys (its ed25519 key if it has one, and the previous ones while
+ * a rotation's overlap lasts, by the clock now: the keys of an attempt are those in effect when
+ * it is sent) and builds the request; a key that does not open is unsent.
  */
 export function prepare(ctx: StageContext, delivery: ClaimedDelivery): Prepared {
-  let authKey: string;
-  let previousAuthKey: string | undefined;
+  let keys: AttemptKeys;
   try {
     const context = secretContext(delivery.account_id, delivery.client_id);
-    authKey = ctx.secrets.open(delivery.auth_key, context);
-    if (
-      delivery.previous_auth_key !== null &&
-      previousKeySigns(delivery.previous_key_until, ctx.clock.now())
-    ) {
-      previousAuthKey = ctx.secrets.open(delivery.previous_auth_key, context);
-    }
+    const open = (sealed: string | null) =>
+      sealed === null ? undefined : ctx.secrets.open(sealed, context);
+    const overlap = previousKeySigns(delivery.previous_key_until, ctx.clock.now());
+    keys = {
+      authKey: ctx.secrets.open(delivery.auth_key, context),
+      previousAuthKey: overlap ? open(delivery.previous_auth_key) : undefined,
+      signingKey: open(delivery.signing_key),
+      previousSigningKey: overlap ? open(delivery.previous_signing_key) : undefined,
+    };
   } catch (err) {
     ctx.logger.error(
       { err, deliveryId: delivery.id },
@@ -68,7 +70,7 @@ export function prepare(ctx: StageContext, delivery: ClaimedDelivery): Prepared 
     );
     return { unsent: keyUnavailable() };
   }
-  return { request: attemptRequest(delivery, authKey, previousAuthKey) };
+  return { request: attemptRequest(delivery, keys) };
 }
 
 /** call: the signed POST (sender.ts), traced in its request's trace; never throws. */

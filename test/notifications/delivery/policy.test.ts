@@ -120,10 +120,10 @@ describe('attempt request', () => {
   };
 
   it('sends the exact body, to the registration url, with the event id as webhook-id', () => {
-    const request = attemptRequest(delivery, 'receiver-key-0123456789');
+    const request = attemptRequest(delivery, { authKey: 'receiver-key-0123456789' });
     expect(request.url).toBe('https://receiver.example/hook');
     expect(request.webhookId).toBe('9001');
-    expect(request.authKey).toBe('receiver-key-0123456789');
+    expect(request.keys.authKey).toBe('receiver-key-0123456789');
     expect(Buffer.from(request.body).toString()).toBe(
       '{"accountId":"acc-1","eventType":"activity_created","eventData":{"accessoryId":"x","activityId":"20250101T000000Z"},"userData":{"team":"backend"}}',
     );
@@ -131,7 +131,9 @@ describe('attempt request', () => {
 
   it('leaves userData out when there is none, and keeps an empty object', () => {
     const body = (user_data: unknown) =>
-      JSON.parse(Buffer.from(attemptRequest({ ...delivery, user_data }, 'k').body).toString());
+      JSON.parse(
+        Buffer.from(attemptRequest({ ...delivery, user_data }, { authKey: 'k' }).body).toString(),
+      );
     expect(body(null)).not.toHaveProperty('userData');
     expect(body(undefined)).not.toHaveProperty('userData');
     expect(body({})).toHaveProperty('userData', {});
@@ -139,11 +141,11 @@ describe('attempt request', () => {
 
   it('a test notification is identified as test_<deliveryId>', () => {
     const test = { ...delivery, kind: 'test' as const, event_id: null };
-    expect(attemptRequest(test, 'k').webhookId).toBe('test_42');
+    expect(attemptRequest(test, { authKey: 'k' }).webhookId).toBe('test_42');
   });
 
   it('its signed headers verify at the receiver with its webhook-id', () => {
-    const request = attemptRequest(delivery, 'receiver-key-0123456789');
+    const request = attemptRequest(delivery, { authKey: 'receiver-key-0123456789' });
     const timestamp = 1_700_000_000;
     const headers = notificationHeaders({ ...request, timestamp, userAgent: 'test' });
     expect(headers['webhook-id']).toBe('9001');

@@ -2,6 +2,8 @@ import { MAX_FILTER_LENGTH, parseFilter } from '../activities/filter/index.ts';
 import type { WebhookConfig } from '../config.ts';
 import { invalidArgument } from '../errors.ts';
 import { isEventType, type EventType } from '../events/types.ts';
+import { parseTimestamp } from '../ids.ts';
+import type { ReplayRange } from './delivery/queue/replay.ts';
 import { validateReceiverUrl } from './ssrf.ts';
 
 /**
@@ -90,6 +92,27 @@ export function checkRotation(input: RotationInput): CheckedRotation {
     );
   }
   return { authKey, overlapSeconds };
+}
+
+/** What replay (REST and GraphQL) takes, before validation. */
+export interface ReplayInput {
+  from: unknown;
+  to: unknown;
+  onlyFailed?: unknown;
+}
+
+/** The validations of a replay that answer 400, each naming its field. */
+export function checkReplay(input: ReplayInput): ReplayRange {
+  const from = parseTimestamp(input.from);
+  if (!from) throw invalidArgument('from', 'from must be an ISO 8601 time with a zone');
+  const to = parseTimestamp(input.to);
+  if (!to) throw invalidArgument('to', 'to must be an ISO 8601 time with a zone');
+  if (to <= from) throw invalidArgument('to', 'to must be later than from');
+  const { onlyFailed = null } = input;
+  if (onlyFailed !== null && typeof onlyFailed !== 'boolean') {
+    throw invalidArgument('onlyFailed', 'onlyFailed must be a boolean');
+  }
+  return { from, to, onlyFailed: onlyFailed ?? false };
 }
 
 /** The validations of a registration that answer 400, each naming its field, in order. */

@@ -231,6 +231,51 @@ export const notificationRoutes = [
     },
   }),
   route({
+    method: 'POST',
+    path: `${path}/replay`,
+    operationId: 'replayNotifications',
+    summary:
+      "Queues the events of a time range sent to the calling client's receiver again, in order, with their original webhook-ids",
+    scopes: [...scopes],
+    body: z
+      .strictObject({
+        from: z.unknown().meta({ type: 'string', format: 'date-time', description: 'Inclusive' }),
+        to: z.unknown().meta({
+          type: 'string',
+          format: 'date-time',
+          description: 'Exclusive; later than from',
+        }),
+        onlyFailed: z.unknown().optional().meta({
+          type: 'boolean',
+          description:
+            'Only the events whose last delivery was discarded, gone or dropped; default false (every one not pending)',
+        }),
+      })
+      .meta({ id: 'ReplayNotificationsInput' }),
+    response: z
+      .strictObject({
+        queued: z.number().int().meta({ description: 'How many notifications were queued again' }),
+        from: timestamp,
+        to: timestamp,
+        onlyFailed: z.boolean(),
+      })
+      .meta({
+        id: 'NotificationReplay',
+        description:
+          'Each replay is a new delivery in the delivery log whose replayOf names the delivery it replays. More than WEBHOOK_REPLAY_MAX (default 10000) in the range: 400 with details.count and details.max, nothing queued',
+      }),
+    async handle(ctx, { params, body }) {
+      const caller = await callerOf(ctx, params.accountId!);
+      const { queued, from, to, onlyFailed } = await ctx.services.notifications.replay(
+        caller,
+        body,
+      );
+      return {
+        body: { queued, from: from.toISOString(), to: to.toISOString(), onlyFailed },
+      };
+    },
+  }),
+  route({
     method: 'DELETE',
     path,
     operationId: 'unregisterNotifications',

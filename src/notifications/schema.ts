@@ -12,7 +12,7 @@ import {
   OVERLAP_SECONDS_MAX,
 } from './registration.ts';
 import { MAX_DELIVERIES_PAGE, TEST_EVENT_TYPE } from './service.ts';
-import type { AttemptView, DeliveryView, RegistrationView } from './views.ts';
+import type { AttemptView, DeliveryView, RegistrationView, ReplayView } from './views.ts';
 
 /** The contract's event types, by their wire names. */
 export const EventTypeRef = builder.enumType('EventType', {
@@ -110,6 +110,16 @@ const KeyRotationRef = builder
     }),
   });
 
+const ReplayRef = builder.objectRef<ReplayView>('NotificationReplay').implement({
+  description: 'What replayNotifications queued.',
+  fields: (t) => ({
+    queued: t.exposeInt('queued', { description: 'How many notifications were queued again.' }),
+    from: t.expose('from', { type: 'DateTime' }),
+    to: t.expose('to', { type: 'DateTime' }),
+    onlyFailed: t.exposeBoolean('onlyFailed'),
+  }),
+});
+
 const AttemptRef = builder.objectRef<AttemptView>('DeliveryAttempt').implement({
   description: 'One attempt to deliver a notification.',
   fields: (t) => ({
@@ -163,6 +173,11 @@ const DeliveryRef = builder
       nextAttemptAt: t.expose('nextAttemptAt', { type: 'DateTime', nullable: true }),
       createdAt: t.expose('createdAt', { type: 'DateTime' }),
       finishedAt: t.expose('finishedAt', { type: 'DateTime', nullable: true }),
+      replayOf: t.exposeID('replayOf', {
+        nullable: true,
+        description:
+          'A replay (replayNotifications): the id of the delivery it replays, with the same webhookId. Null: an original.',
+      }),
       attempts: t.field({ type: [AttemptRef], resolve: (d) => d.attempts }),
     }),
   });
@@ -307,6 +322,23 @@ builder.mutationFields((t) => ({
     args: { accountId: t.arg.id({ required: true }) },
     resolve: async (_root, args, ctx) =>
       ctx.services.notifications.retirePreviousKey(await callerOf(ctx, String(args.accountId))),
+  }),
+  replayNotifications: t.field({
+    type: ReplayRef,
+    description: `Queues the events of [from, to) that were sent to the calling client's receiver again, in their original order and with their original webhook-ids, to the registration as it is now; with onlyFailed, only those whose last delivery was discarded, gone or dropped. Pending ones are left alone. Each is a new delivery whose replayOf names the one it replays. More than WEBHOOK_REPLAY_MAX (default 10000) in the range: INVALID_ARGUMENT, nothing queued. NOT_FOUND without a registration.`,
+    authScopes: notifications,
+    args: {
+      accountId: t.arg.id({ required: true }),
+      from: t.arg({ type: 'DateTime', required: true }),
+      to: t.arg({ type: 'DateTime', required: true }),
+      onlyFailed: t.arg.boolean(),
+    },
+    resolve: async (_root, args, ctx) =>
+      ctx.services.notifications.replay(await callerOf(ctx, String(args.accountId)), {
+        from: args.from.toISOString(),
+        to: args.to.toISOString(),
+        onlyFailed: args.onlyFailed,
+      }),
   }),
   unregisterNotifications: t.boolean({
     description:

@@ -10,15 +10,18 @@ import { inTransaction, sqlTx, type Database } from '../storage/database.ts';
 import { currentTraceparent } from '../telemetry/tracing.ts';
 import {
   checkRegistration,
+  checkReplay,
   checkRotation,
   MOTION_EVENT_TYPES,
   type RegistrationInput,
+  type ReplayInput,
   type RotationInput,
 } from './registration.ts';
 import type { DeliveryState } from './delivery/policy.ts';
 import { dropPending } from './delivery/queue/drop-pending.ts';
 import { enqueueTest } from './delivery/queue/enqueue-test.ts';
 import { requeueFinished } from './delivery/queue/redeliver.ts';
+import { countReplay, replayRange } from './delivery/queue/replay.ts';
 import { retargetPending } from './delivery/queue/retarget.ts';
 import { secretContext, type SecretBox } from './secrets.ts';
 import { generateSigningKeyPair } from './signing.ts';
@@ -33,6 +36,7 @@ import {
   type DeliveryView,
   type RegistrationRow,
   type RegistrationView,
+  type ReplayView,
 } from './views.ts';
 
 /** The eventType of sendTestNotification's deliveries; deliberately not an EventType. */
@@ -357,6 +361,36 @@ export class NotificationService {
     if (state === 'pending') throw conflict('the delivery is still pending');
     if (state === 'delivered') throw conflict('the delivery was accepted by the receiver');
     throw notFound('registration');
+  }
+
+  /**
+   * Queues the caller's events of [from, to) again (delivery/queue/replay.ts): all that are not
+   * pending, or with `onlyFailed` those whose last delivery did not get through. More than
+   * WEBHOOK_REPLAY_MAX: a 400 naming the count and the bound, nothing queued. 404 without a
+   * registration.
+   */
+  async replay(caller: Caller, input: ReplayInput): Promise<ReplayView> {
+    const range = checkReplay(input);
+    const queued = await inTransaction(this.db.pool, async (client) => {
+      const { rowCount } = await client.query(
+        `SELECT 1 FROM notification_registrations WHERE account_id = $1 AND client_id = $2
+            FOR SHARE`,
+        [caller.accountId, caller.clientId],
+      );
+      if (!rowCount) throw notFound('registration');
+      const count = await countReplay(client, caller, range);
+      const max = this.webhook.replayMax;
+      if (count > max) {
+        throw invalidArgument(
+          'from',
+          `the range ${range.from.toISOString()}..${range.to.toISOString()} holds ${count} notifications to replay, more than ${max} at once: split it`,
+          { count, max },
+        );
+      }
+      return replayRange(client, caller, range, currentTraceparent());
+    });
+    if (queued > 0) this.#wake();
+    return { queued, ...range };
   }
 
   /** Queues a `test_notification` to the caller's registration, sent like any other. */

@@ -74,7 +74,17 @@ export interface DeliveryView {
   nextAttemptAt: Date | null;
   createdAt: Date;
   finishedAt: Date | null;
+  /** A replay (replayNotifications): the delivery it replays; null: an original. */
+  replayOf: string | null;
   attempts: AttemptView[];
+}
+
+/** What a replay of a time range queued. */
+export interface ReplayView {
+  queued: number;
+  from: Date;
+  to: Date;
+  onlyFailed: boolean;
 }
 
 export interface DeliveryPage {
@@ -151,11 +161,13 @@ export interface DeliveryRow {
   next_attempt_at: Date;
   created_at: Date;
   finished_at: Date | null;
+  replay_of: string | null;
 }
 
 export const deliveryColumns = (t = '') =>
   `${t}id::text AS id, ${t}kind, ${t}event_id::text AS event_id, ${t}event_type, ${t}event_data,
-   ${t}state, ${t}url, ${t}attempt_count, ${t}next_attempt_at, ${t}created_at, ${t}finished_at`;
+   ${t}state, ${t}url, ${t}attempt_count, ${t}next_attempt_at, ${t}created_at, ${t}finished_at,
+   ${t}replay_of::text AS replay_of`;
 export const DELIVERY_COLUMNS = deliveryColumns();
 
 export const REGISTRATION_COLUMNS = `account_id, client_id, url, event_types, user_data, filter,
@@ -210,6 +222,7 @@ export async function withAttempts(pool: pg.Pool, rows: DeliveryRow[]): Promise<
     nextAttemptAt: r.state === 'pending' ? r.next_attempt_at : null,
     createdAt: r.created_at,
     finishedAt: r.finished_at,
+    replayOf: r.replay_of,
     attempts: byDelivery.get(r.id) ?? [],
   }));
 }

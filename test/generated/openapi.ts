@@ -174,6 +174,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/accounts/{accountId}/notifications/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Queues the events of a time range sent to the calling client's receiver again, in order, with their original webhook-ids */
+        post: operations["replayNotifications"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/event-types": {
         parameters: {
             query?: never;
@@ -1061,6 +1078,28 @@ export interface components {
         };
         /** @description Nothing: `{}` or an empty body */
         RetirePreviousNotificationKeyInput: Record<string, never>;
+        /** @description Each replay is a new delivery in the delivery log whose replayOf names the delivery it replays. More than WEBHOOK_REPLAY_MAX (default 10000) in the range: 400 with details.count and details.max, nothing queued */
+        NotificationReplay: {
+            /** @description How many notifications were queued again */
+            queued: number;
+            from: components["schemas"]["Timestamp"];
+            to: components["schemas"]["Timestamp"];
+            onlyFailed: boolean;
+        };
+        ReplayNotificationsInput: {
+            /**
+             * Format: date-time
+             * @description Inclusive
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description Exclusive; later than from
+             */
+            to: string;
+            /** @description Only the events whose last delivery was discarded, gone or dropped; default false (every one not pending) */
+            onlyFailed?: boolean;
+        };
         EventTypes: components["schemas"]["EventTypeDescription"][];
         EventTypeDescription: {
             eventType: string;
@@ -1992,6 +2031,40 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["NotificationRegistration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            default: components["responses"]["Error"];
+        };
+    };
+    replayNotifications: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The caller's own account id, or `self` */
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReplayNotificationsInput"];
+            };
+        };
+        responses: {
+            /** @description Each replay is a new delivery in the delivery log whose replayOf names the delivery it replays. More than WEBHOOK_REPLAY_MAX (default 10000) in the range: 400 with details.count and details.max, nothing queued */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationReplay"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4345,9 +4418,9 @@ export interface operations {
                 "webhook-id": string;
                 /** @description Unix seconds of this attempt */
                 "webhook-timestamp": string;
-                /** @description `v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey */
+                /** @description `v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey; for a registration with signing ed25519, `v1a,` + base64 of the ed25519 signature of the same, verified with its publicKey. During a key rotation's overlap, two space-separated signatures, the new key's first */
                 "webhook-signature": string;
-                /** @description Legacy: base64 of the HMAC-SHA256 of the body alone; it signs no time and no id, prefer webhook-signature */
+                /** @description Legacy: base64 of the HMAC-SHA256 of the body alone, keyed with the authKey (the new one from a rotation on); it signs no time and no id, prefer webhook-signature */
                 "X-Vendor-Verify": string;
             };
             path?: never;
@@ -4390,9 +4463,9 @@ export interface operations {
                 "webhook-id": string;
                 /** @description Unix seconds of this attempt */
                 "webhook-timestamp": string;
-                /** @description `v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey */
+                /** @description `v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey; for a registration with signing ed25519, `v1a,` + base64 of the ed25519 signature of the same, verified with its publicKey. During a key rotation's overlap, two space-separated signatures, the new key's first */
                 "webhook-signature": string;
-                /** @description Legacy: base64 of the HMAC-SHA256 of the body alone; it signs no time and no id, prefer webhook-signature */
+                /** @description Legacy: base64 of the HMAC-SHA256 of the body alone, keyed with the authKey (the new one from a rotation on); it signs no time and no id, prefer webhook-signature */
                 "X-Vendor-Verify": string;
             };
             path?: never;
@@ -4435,9 +4508,9 @@ export interface operations {
                 "webhook-id": string;
                 /** @description Unix seconds of this attempt */
                 "webhook-timestamp": string;
-                /** @description `v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey */
+                /** @description `v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey; for a registration with signing ed25519, `v1a,` + base64 of the ed25519 signature of the same, verified with its publicKey. During a key rotation's overlap, two space-separated signatures, the new key's first */
                 "webhook-signature": string;
-                /** @description Legacy: base64 of the HMAC-SHA256 of the body alone; it signs no time and no id, prefer webhook-signature */
+                /** @description Legacy: base64 of the HMAC-SHA256 of the body alone, keyed with the authKey (the new one from a rotation on); it signs no time and no id, prefer webhook-signature */
                 "X-Vendor-Verify": string;
             };
             path?: never;
@@ -4480,9 +4553,9 @@ export interface operations {
                 "webhook-id": string;
                 /** @description Unix seconds of this attempt */
                 "webhook-timestamp": string;
-                /** @description `v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey */
+                /** @description `v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey; for a registration with signing ed25519, `v1a,` + base64 of the ed25519 signature of the same, verified with its publicKey. During a key rotation's overlap, two space-separated signatures, the new key's first */
                 "webhook-signature": string;
-                /** @description Legacy: base64 of the HMAC-SHA256 of the body alone; it signs no time and no id, prefer webhook-signature */
+                /** @description Legacy: base64 of the HMAC-SHA256 of the body alone, keyed with the authKey (the new one from a rotation on); it signs no time and no id, prefer webhook-signature */
                 "X-Vendor-Verify": string;
             };
             path?: never;
@@ -4525,9 +4598,9 @@ export interface operations {
                 "webhook-id": string;
                 /** @description Unix seconds of this attempt */
                 "webhook-timestamp": string;
-                /** @description `v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey */
+                /** @description `v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey; for a registration with signing ed25519, `v1a,` + base64 of the ed25519 signature of the same, verified with its publicKey. During a key rotation's overlap, two space-separated signatures, the new key's first */
                 "webhook-signature": string;
-                /** @description Legacy: base64 of the HMAC-SHA256 of the body alone; it signs no time and no id, prefer webhook-signature */
+                /** @description Legacy: base64 of the HMAC-SHA256 of the body alone, keyed with the authKey (the new one from a rotation on); it signs no time and no id, prefer webhook-signature */
                 "X-Vendor-Verify": string;
             };
             path?: never;
@@ -4570,9 +4643,9 @@ export interface operations {
                 "webhook-id": string;
                 /** @description Unix seconds of this attempt */
                 "webhook-timestamp": string;
-                /** @description `v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey */
+                /** @description `v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey; for a registration with signing ed25519, `v1a,` + base64 of the ed25519 signature of the same, verified with its publicKey. During a key rotation's overlap, two space-separated signatures, the new key's first */
                 "webhook-signature": string;
-                /** @description Legacy: base64 of the HMAC-SHA256 of the body alone; it signs no time and no id, prefer webhook-signature */
+                /** @description Legacy: base64 of the HMAC-SHA256 of the body alone, keyed with the authKey (the new one from a rotation on); it signs no time and no id, prefer webhook-signature */
                 "X-Vendor-Verify": string;
             };
             path?: never;
@@ -4615,9 +4688,9 @@ export interface operations {
                 "webhook-id": string;
                 /** @description Unix seconds of this attempt */
                 "webhook-timestamp": string;
-                /** @description `v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey */
+                /** @description `v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey; for a registration with signing ed25519, `v1a,` + base64 of the ed25519 signature of the same, verified with its publicKey. During a key rotation's overlap, two space-separated signatures, the new key's first */
                 "webhook-signature": string;
-                /** @description Legacy: base64 of the HMAC-SHA256 of the body alone; it signs no time and no id, prefer webhook-signature */
+                /** @description Legacy: base64 of the HMAC-SHA256 of the body alone, keyed with the authKey (the new one from a rotation on); it signs no time and no id, prefer webhook-signature */
                 "X-Vendor-Verify": string;
             };
             path?: never;
@@ -4660,9 +4733,9 @@ export interface operations {
                 "webhook-id": string;
                 /** @description Unix seconds of this attempt */
                 "webhook-timestamp": string;
-                /** @description `v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey */
+                /** @description `v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey; for a registration with signing ed25519, `v1a,` + base64 of the ed25519 signature of the same, verified with its publicKey. During a key rotation's overlap, two space-separated signatures, the new key's first */
                 "webhook-signature": string;
-                /** @description Legacy: base64 of the HMAC-SHA256 of the body alone; it signs no time and no id, prefer webhook-signature */
+                /** @description Legacy: base64 of the HMAC-SHA256 of the body alone, keyed with the authKey (the new one from a rotation on); it signs no time and no id, prefer webhook-signature */
                 "X-Vendor-Verify": string;
             };
             path?: never;
@@ -4705,9 +4778,9 @@ export interface operations {
                 "webhook-id": string;
                 /** @description Unix seconds of this attempt */
                 "webhook-timestamp": string;
-                /** @description `v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey */
+                /** @description `v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey; for a registration with signing ed25519, `v1a,` + base64 of the ed25519 signature of the same, verified with its publicKey. During a key rotation's overlap, two space-separated signatures, the new key's first */
                 "webhook-signature": string;
-                /** @description Legacy: base64 of the HMAC-SHA256 of the body alone; it signs no time and no id, prefer webhook-signature */
+                /** @description Legacy: base64 of the HMAC-SHA256 of the body alone, keyed with the authKey (the new one from a rotation on); it signs no time and no id, prefer webhook-signature */
                 "X-Vendor-Verify": string;
             };
             path?: never;
@@ -4750,9 +4823,9 @@ export interface operations {
                 "webhook-id": string;
                 /** @description Unix seconds of this attempt */
                 "webhook-timestamp": string;
-                /** @description `v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey */
+                /** @description `v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey; for a registration with signing ed25519, `v1a,` + base64 of the ed25519 signature of the same, verified with its publicKey. During a key rotation's overlap, two space-separated signatures, the new key's first */
                 "webhook-signature": string;
-                /** @description Legacy: base64 of the HMAC-SHA256 of the body alone; it signs no time and no id, prefer webhook-signature */
+                /** @description Legacy: base64 of the HMAC-SHA256 of the body alone, keyed with the authKey (the new one from a rotation on); it signs no time and no id, prefer webhook-signature */
                 "X-Vendor-Verify": string;
             };
             path?: never;
@@ -4795,9 +4868,9 @@ export interface operations {
                 "webhook-id": string;
                 /** @description Unix seconds of this attempt */
                 "webhook-timestamp": string;
-                /** @description `v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey */
+                /** @description `v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey; for a registration with signing ed25519, `v1a,` + base64 of the ed25519 signature of the same, verified with its publicKey. During a key rotation's overlap, two space-separated signatures, the new key's first */
                 "webhook-signature": string;
-                /** @description Legacy: base64 of the HMAC-SHA256 of the body alone; it signs no time and no id, prefer webhook-signature */
+                /** @description Legacy: base64 of the HMAC-SHA256 of the body alone, keyed with the authKey (the new one from a rotation on); it signs no time and no id, prefer webhook-signature */
                 "X-Vendor-Verify": string;
             };
             path?: never;

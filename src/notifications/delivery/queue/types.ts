@@ -14,6 +14,7 @@ import type { AttemptResult, DeliveryContent, NextStep } from '../policy.ts';
  *   or retired (url, keys): ./retarget.ts;
  * - pending ones dropped (unregistered, disabled, a 410): ./drop-pending.ts;
  * - a finished one queued again by hand: ./redeliver.ts;
+ * - the events of a time range queued again, as replays: ./replay.ts;
  * - old days of the log dropped: ./purge.ts.
  *
  * What the dispatcher reads of it (next due, queue stats) and its ANALYZE are in ./reads.ts.

@@ -12,6 +12,8 @@ import {
   keyUnavailable,
   nextStep,
   previousKeySigns,
+  slowDownMs,
+  slowDownNote,
   resultLabel,
   type AttemptRequest,
   type AttemptResult,
@@ -19,6 +21,7 @@ import {
 } from './policy.ts';
 import type { OutcomeRecorder } from './recorder.ts';
 import type { GoneReceivers } from './slots.ts';
+import type { OriginPauses } from './throttle.ts';
 import { dropPending } from './queue/drop-pending.ts';
 import type { ClaimedDelivery, Outcome } from './queue/types.ts';
 
@@ -35,6 +38,8 @@ export interface StageContext {
   sender: Sender;
   recorder: OutcomeRecorder;
   gone: GoneReceivers;
+  /** Origins held back after a "slow down". */
+  pauses: OriginPauses;
   retryDelaysMs: readonly number[];
   /** Whether a rotation's previous key still signs is read from it. */
   clock: Clock;
@@ -85,15 +90,21 @@ export const call = (
  * handle: what follows the attempt (policy.ts). Success (a 2xx) is delivered. Failure: a 410
  * removes the registration and drops what is still queued for it, and what this instance holds
  * for it is skipped from now on; anything else is retried after the next delay, or discarded.
+ * A "slow down" (429, 502, 503, 504) also holds the receiver's origin back for its Retry-After
+ * (else the retry's delay), capped, and the result answered says so for the delivery log.
  */
 export async function handle(
   ctx: StageContext,
   delivery: ClaimedDelivery,
   result: AttemptResult,
-): Promise<NextStep> {
-  const next = nextStep(result, delivery.round_attempts + 1, ctx.retryDelaysMs);
+): Promise<{ next: NextStep; result: AttemptResult }> {
+  const now = Date.now();
+  const next = nextStep(result, delivery.round_attempts + 1, ctx.retryDelaysMs, now);
   if (next.state === 'gone') await dropGone(ctx, delivery);
-  return next;
+  const pauseMs = slowDownMs(result, now, next.state === 'pending' ? next.delayMs : 0);
+  if (pauseMs === undefined) return { next, result };
+  ctx.pauses.hold(delivery.origin, pauseMs, now);
+  return { next, result: { ...result, errorMessage: slowDownNote(result, pauseMs) } };
 }
 
 async function dropGone(ctx: StageContext, delivery: ClaimedDelivery): Promise<void> {

@@ -54,8 +54,12 @@ export function generateSigningKeyPair(): SigningKeyPair {
   };
 }
 
-/** Parsed private keys by their PKCS#8 text: every attempt of a receiver signs with the same. */
+/**
+ * Parsed keys by their text: every attempt of a receiver signs with the same private key, and a
+ * receiver verifies every notification with the same public key.
+ */
 const privateKeys = new TtlCache<string, KeyObject>(10 * 60_000, 10_000);
+const publicKeys = new TtlCache<string, KeyObject>(10 * 60_000, 10_000);
 
 function privateKeyOf(pkcs8: string): KeyObject {
   let key = privateKeys.get(pkcs8);
@@ -89,12 +93,16 @@ export function verifyAsymmetric(
   publicKey: string,
 ): boolean {
   if (!signature.startsWith('v1a,') || !publicKey.startsWith(PUBLIC_KEY_PREFIX)) return false;
-  const raw = Buffer.from(publicKey.slice(PUBLIC_KEY_PREFIX.length), 'base64');
-  if (raw.length !== 32) return false;
-  const key = createPublicKey({
-    key: { kty: 'OKP', crv: 'Ed25519', x: raw.toString('base64url') },
-    format: 'jwk',
-  });
+  let key = publicKeys.get(publicKey);
+  if (key === undefined) {
+    const raw = Buffer.from(publicKey.slice(PUBLIC_KEY_PREFIX.length), 'base64');
+    if (raw.length !== 32) return false;
+    key = createPublicKey({
+      key: { kty: 'OKP', crv: 'Ed25519', x: raw.toString('base64url') },
+      format: 'jwk',
+    });
+    publicKeys.set(publicKey, key);
+  }
   const content = signedContent(webhookId, timestamp, body);
   return verify(null, content, key, Buffer.from(signature.slice('v1a,'.length), 'base64'));
 }

@@ -102,7 +102,7 @@ export async function handle(
   const next = nextStep(result, delivery.round_attempts + 1, ctx.retryDelaysMs, now);
   if (next.state === 'gone') await dropGone(ctx, delivery);
   const pauseMs = slowDownMs(result, now, next.state === 'pending' ? next.delayMs : 0);
-  if (pauseMs === undefined) return { next, result };
+  if (!pauseMs) return { next, result }; // not a slow down, or one that asks for no pause
   ctx.pauses.hold(delivery.origin, pauseMs, now);
   return { next, result: { ...result, errorMessage: slowDownNote(result, pauseMs) } };
 }

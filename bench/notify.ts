@@ -57,21 +57,29 @@ if (values.receiver) await runReceiver();
 else await runBench();
 
 /**
- * The receiver process: verifies every notification (Standard Webhooks and X-Vendor-Verify),
- * answers 204 (401 for a bad signature) and reports [webhook-id, receipt time] to the parent.
- * It listens on `--receivers` ports, each a receiver origin of its own.
+ * The receiver process: verifies every notification (Standard Webhooks, v1 with the authKey or
+ * v1a with the account's public keys the parent sends, and X-Vendor-Verify), answers 204 (401
+ * for a bad signature) and reports [webhook-id, receipt time] to the parent. It listens on
+ * `--receivers` ports, each a receiver origin of its own.
  */
 async function runReceiver(): Promise<void> {
   let pending: [string, number][] = [];
   let bad = 0;
+  let publicKeys = new Map<string, string[]>();
+  process.on('message', (message: { publicKeys?: [string, string[]][] }) => {
+    if (message.publicKeys) publicKeys = new Map(message.publicKeys);
+  });
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const raw = Buffer.concat(chunks);
       const { 'x-vendor-verify': vendor, ...standard } = req.headers;
+      const keys = String(standard['webhook-signature']).startsWith('v1a,')
+        ? (publicKeys.get((JSON.parse(raw.toString()) as { accountId: string }).accountId) ?? [])
+        : [AUTH_KEY];
       const ok =
-        verifyNotification(raw, standard, AUTH_KEY).ok &&
+        keys.some((key) => verifyNotification(raw, standard, key).ok) &&
         verifyNotification(raw, { 'x-vendor-verify': vendor }, AUTH_KEY, {
           allowLegacyVendorHeader: true,
         }).ok;
@@ -181,7 +189,7 @@ async function runBench(): Promise<void> {
           const started = performance.now();
           const headers = notificationHeaders({
             body,
-            authKey: AUTH_KEY,
+            keys: { authKey: AUTH_KEY },
             webhookId: `bare-${bareCount}`,
             timestamp: Math.floor(Date.now() / 1000),
             userAgent: 'bench',
@@ -235,6 +243,8 @@ async function runBench(): Promise<void> {
     // One account per ingest loop, each with one accessory and `fanout` registered clients, the
     // accounts' receivers taken in turn.
     const accessories: string[] = [];
+    const registrations: { accountId: string; clientId: string; url: string }[] = [];
+    const eventTypes = ['activity_created', 'activity_finished', 'motion_started', 'motion_ended'];
     for (let i = 0; i < concurrency; i++) {
       const account = await services.accounts.upsert(`bench-${i}`, 30);
       const accessory = await services.accessories.associate(
@@ -244,13 +254,15 @@ async function runBench(): Promise<void> {
       );
       accessories.push(accessory.accessoryId);
       for (let c = 0; c < fanout; c++) {
+        const registration = {
+          accountId: account.accountId,
+          clientId: `client-${c}`,
+          url: receiverUrls[i % receivers]!,
+        };
+        registrations.push(registration);
         await services.notifications.register(
-          { accountId: account.accountId, clientId: `client-${c}` },
-          {
-            url: receiverUrls[i % receivers]!,
-            authKey: AUTH_KEY,
-            eventTypes: ['activity_created', 'activity_finished', 'motion_started', 'motion_ended'],
-          },
+          registration,
+          { url: registration.url, authKey: AUTH_KEY, eventTypes },
           true,
         );
       }
@@ -315,26 +327,73 @@ async function runBench(): Promise<void> {
     const sustained = receivedInWindow / (ingestMs / 1000);
     const throughput = totalDeliveries / (drainedMs / 1000);
 
-    // (3) The dispatcher alone: a backlog queued in one statement (copies of a real delivery),
-    // drained to the receiver; the same receiver and per-receiver concurrency as the ceiling (with
-    // `--receivers`, as many copies for each, interleaved as a fleet's backlog would be).
-    await sleep(200);
-    const receivedBeforeDrain = received;
-    await services.db.pool.query(
-      `INSERT INTO deliveries (kind, event_id, account_id, client_id, event_type, event_data,
-                               user_data, url, origin, auth_key)
-       SELECT kind, event_id, account_id, client_id, event_type, event_data, user_data, url,
-              origin, auth_key
-         FROM generate_series(1, $1) g,
-              (SELECT DISTINCT ON (url) * FROM deliveries ORDER BY url, id DESC) d
-        ORDER BY g, d.url`,
-      [perReceiver],
-    );
-    const drainStart = performance.now();
-    await services.db.pool.query("SELECT pg_notify('clipgate_deliveries', 'bench')");
-    while (received - receivedBeforeDrain < backlogSize) await sleep(5);
-    const drainRate = backlogSize / ((performance.now() - drainStart) / 1000);
-    while ((await pendingCount()) > 0) await sleep(20);
+    // (3) The dispatcher alone: a backlog queued in one statement (copies of a real delivery,
+    // with the keys of its registration as they are now), drained to the receiver; the same
+    // receiver and per-receiver concurrency as the ceiling (with `--receivers`, as many copies
+    // for each, interleaved as a fleet's backlog would be).
+    const drain = async () => {
+      await sleep(200);
+      const receivedBeforeDrain = received;
+      await services.db.pool.query(
+        `INSERT INTO deliveries (kind, event_id, account_id, client_id, event_type, event_data,
+                                 user_data, url, origin, auth_key, previous_auth_key,
+                                 previous_key_until, signing_key, previous_signing_key)
+         SELECT d.kind, d.event_id, d.account_id, d.client_id, d.event_type, d.event_data,
+                d.user_data, d.url, d.origin, r.auth_key, r.previous_auth_key,
+                r.previous_key_until, r.signing_key, r.previous_signing_key
+           FROM generate_series(1, $1) g,
+                (SELECT DISTINCT ON (url) * FROM deliveries ORDER BY url, id DESC) d
+                JOIN notification_registrations r
+                  ON r.account_id = d.account_id AND r.client_id = d.client_id
+          ORDER BY g, d.url`,
+        [perReceiver],
+      );
+      const drainStart = performance.now();
+      await services.db.pool.query("SELECT pg_notify('clipgate_deliveries', 'bench')");
+      while (received - receivedBeforeDrain < backlogSize) await sleep(5);
+      const rate = backlogSize / ((performance.now() - drainStart) / 1000);
+      while ((await pendingCount()) > 0) await sleep(20);
+      return rate;
+    };
+    const drainRate = await drain();
+
+    // (3b) The same drain per signing mode, A B C A B C: HMAC, a rotation's overlap (two v1
+    // signatures; rotated to the same key, so that the receiver's checks stay the same) and
+    // ed25519 (v1a, verified with each account's public key).
+    type Signing = 'hmac' | 'rotation' | 'ed25519';
+    const setSigning = async (mode: Signing) => {
+      const publicKeys = new Map<string, string[]>();
+      for (const { url, ...caller } of registrations) {
+        const registered = await services.notifications.register(
+          caller,
+          { url, authKey: AUTH_KEY, eventTypes, signing: mode === 'ed25519' ? 'ed25519' : null },
+          true,
+        );
+        if (mode === 'rotation') {
+          await services.notifications.rotate(caller, { authKey: AUTH_KEY, overlapSeconds: 3600 });
+        }
+        if (registered.publicKey) {
+          publicKeys.set(caller.accountId, [
+            ...(publicKeys.get(caller.accountId) ?? []),
+            registered.publicKey,
+          ]);
+        }
+      }
+      child.send({ publicKeys: [...publicKeys] });
+    };
+    const signingRates: Record<Signing, number[]> = { hmac: [], rotation: [], ed25519: [] };
+    for (let round = 0; round < 2; round++) {
+      for (const mode of ['hmac', 'rotation', 'ed25519'] as const) {
+        await setSigning(mode);
+        signingRates[mode].push(await drain());
+      }
+    }
+    const mean = (rates: number[]) => rates.reduce((a, b) => a + b, 0) / rates.length;
+    const [hmacRate, rotationRate, ed25519Rate] = [
+      mean(signingRates.hmac),
+      mean(signingRates.rotation),
+      mean(signingRates.ed25519),
+    ];
 
     // (4) Latency at a fixed rate: motion events, open loop.
     await sleep(200);
@@ -380,6 +439,13 @@ async function runBench(): Promise<void> {
     console.log(
       `dispatcher draining a backlog of ${backlogSize}          ${f(drainRate).padStart(7)} deliveries/s   (${f(drainRate / bareRps, 2)} x bare)`,
     );
+    const rates = (mode: Signing) => signingRates[mode].map((r) => f(r)).join(', ');
+    console.log(
+      `the same drain by signing, A B C A B C (mean of 2):\n` +
+        `  hmac-sha256                              ${f(hmacRate).padStart(7)} deliveries/s   (${rates('hmac')})\n` +
+        `  rotation overlap, two v1 signatures      ${f(rotationRate).padStart(7)} deliveries/s   (${f(rotationRate / hmacRate, 2)} x hmac; ${rates('rotation')})\n` +
+        `  ed25519, v1a                             ${f(ed25519Rate).padStart(7)} deliveries/s   (${f(ed25519Rate / hmacRate, 2)} x hmac; ${rates('ed25519')})`,
+    );
     console.log(`pipeline, ${concurrency} ingest loops, fan-out ${fanout}:`);
     console.log(
       `  ingested                                 ${f(events / (ingestMs / 1000)).padStart(7)} events/s (${f((created - createdBefore) / (ingestMs / 1000))} transactions/s)`,
@@ -397,7 +463,7 @@ async function runBench(): Promise<void> {
       `receipts ${received} with bad signatures ${badSignatures}; ingest errors ${ingestErrors}`,
     );
     console.log(
-      `targets: backlog drain >= 10000 deliveries/s: ${met(drainRate >= 10_000)}; end to end >= 3000 deliveries/s: ${met(throughput >= 3000)}; drain >= 0.5 x bare: ${met(drainRate >= bareRps / 2)}; p99 < 100 ms at ${rate}/s: ${met(quantile(latencies, 0.99) < 100)}`,
+      `targets: backlog drain >= 10000 deliveries/s: ${met(drainRate >= 10_000)}; end to end >= 3000 deliveries/s: ${met(throughput >= 3000)}; drain >= 0.5 x bare: ${met(drainRate >= bareRps / 2)}; p99 < 100 ms at ${rate}/s: ${met(quantile(latencies, 0.99) < 100)}; rotation and ed25519 within 10 % of hmac: ${met(rotationRate >= 0.9 * hmacRate && ed25519Rate >= 0.9 * hmacRate)}`,
     );
   } finally {
     await app.close();

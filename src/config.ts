@@ -215,6 +215,8 @@ export interface WebhookConfig {
   deliveryLogRetentionDays: number;
   /** `WEBHOOK_DISABLE_AFTER_HOURS`: a receiver failing every attempt this long is disabled. */
   disableAfterHours: number;
+  /** `WEBHOOK_REPLAY_MAX`: the most notifications one replay of a time range queues. */
+  replayMax: number;
 }
 
 function secretsKey(env: Env): Buffer | undefined {
@@ -541,6 +543,7 @@ export function loadConfig(env: Env = process.env): Config {
       secretsKey: secretsKey(env),
       deliveryLogRetentionDays: int(env, 'DELIVERY_LOG_RETENTION_DAYS', 7),
       disableAfterHours: int(env, 'WEBHOOK_DISABLE_AFTER_HOURS', 72),
+      replayMax: int(env, 'WEBHOOK_REPLAY_MAX', 10_000),
     },
     retentionSweepMs: int(env, 'RETENTION_SWEEP_MS', 60 * 60 * 1000),
     eventLogRetentionHours: int(env, 'EVENT_LOG_RETENTION_HOURS', 24),

@@ -124,12 +124,14 @@ export async function buildReadServices(
     (await loadSecretsKey(config.dataDir, config.webhook.secretsKey, announce ? logger : undefined))
       .key,
   );
+  const clock = options.clock ?? systemClock;
   const notifications = new NotificationService(
     db,
     config.webhook,
     secrets,
     auth.scopeName('notifications_motion'),
     signal,
+    clock,
   );
   const media = await MediaService.create(db, config, logger, signal, announce, {
     refused: (reason) => {

@@ -19,9 +19,9 @@ const notificationHeaders = {
   'webhook-id': "The event's id (its eventId), or test_<deliveryId>; the same on every attempt",
   'webhook-timestamp': 'Unix seconds of this attempt',
   'webhook-signature':
-    '`v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey',
+    "`v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey; for a registration with signing ed25519, `v1a,` + base64 of the ed25519 signature of the same, verified with its publicKey. During a key rotation's overlap, two space-separated signatures, the new key's first",
   'X-Vendor-Verify':
-    'Legacy: base64 of the HMAC-SHA256 of the body alone; it signs no time and no id, prefer webhook-signature',
+    'Legacy: base64 of the HMAC-SHA256 of the body alone, keyed with the authKey (the new one from a rotation on); it signs no time and no id, prefer webhook-signature',
 };
 
 const webhookEntries = () => catalog.filter((entry) => notificationSchemas.has(entry.eventType));

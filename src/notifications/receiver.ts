@@ -1,9 +1,14 @@
 /**
  * Verification of clipgate webhook notifications, for receivers (exported as `clipgate/receiver`).
- * Depends on nothing in the service but the signing functions.
+ * Depends on nothing in the service but the signing functions (signing.ts, with its cache).
  */
 import { timingSafeEqual } from 'node:crypto';
-import { standardSignature, vendorSignature } from './signing.ts';
+import {
+  PUBLIC_KEY_PREFIX,
+  standardSignature,
+  vendorSignature,
+  verifyAsymmetric,
+} from './signing.ts';
 
 export interface VerifyOptions {
   /** How far `webhook-timestamp` may be from now, either way, in seconds (finite). Default 300. */
@@ -54,9 +59,11 @@ function safeEqual(a: string, b: string): boolean {
 }
 
 /**
- * Verifies a notification as a receiver does, in constant time: the Standard Webhooks headers
- * (any of the space-separated v1 signatures, the timestamp within tolerance). `rawBody` must be
- * the exact bytes received. X-Vendor-Verify alone is taken only with `allowLegacyVendorHeader`.
+ * Verifies a notification as a receiver does: the Standard Webhooks headers (any of the
+ * space-separated signatures, the timestamp within tolerance). `authKey` is the registration's
+ * authKey (v1 signatures, compared in constant time) or, for an ed25519 registration, its
+ * publicKey (`whpk_...`: v1a signatures). `rawBody` must be the exact bytes received.
+ * X-Vendor-Verify alone is taken only with `allowLegacyVendorHeader`, and only with an authKey.
  */
 export function verifyNotification(
   rawBody: Uint8Array | string,
@@ -91,6 +98,9 @@ export function verifyNotification(
     }
     const vendor = headerValue(headers, 'x-vendor-verify');
     if (vendor === undefined) return { ok: false, reason: 'missing signature headers' };
+    if (authKey.startsWith(PUBLIC_KEY_PREFIX)) {
+      return { ok: false, reason: 'X-Vendor-Verify is verified with the authKey, not a publicKey' };
+    }
     return safeEqual(vendor, vendorSignature(rawBody, authKey))
       ? { ok: true, scheme: 'vendor' }
       : { ok: false, reason: 'no matching signature' };
@@ -105,8 +115,14 @@ export function verifyNotification(
   if (Math.abs(now - seconds) > tolerance) {
     return { ok: false, reason: 'webhook-timestamp outside tolerance' };
   }
-  const expected = standardSignature(id, seconds, rawBody, authKey);
-  return signatures.split(' ').some((candidate) => safeEqual(candidate, expected))
+  let matches: (candidate: string) => boolean;
+  if (authKey.startsWith(PUBLIC_KEY_PREFIX)) {
+    matches = (candidate) => verifyAsymmetric(id, seconds, rawBody, candidate, authKey);
+  } else {
+    const expected = standardSignature(id, seconds, rawBody, authKey);
+    matches = (candidate) => safeEqual(candidate, expected);
+  }
+  return signatures.split(' ').some(matches)
     ? { ok: true, scheme: 'standard', webhookId: id, timestamp: seconds }
     : { ok: false, reason: 'no matching signature' };
 }

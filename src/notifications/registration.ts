@@ -2,6 +2,7 @@ import { MAX_FILTER_LENGTH, parseFilter } from '../activities/filter/index.ts';
 import type { WebhookConfig } from '../config.ts';
 import { invalidArgument } from '../errors.ts';
 import { isEventType, type EventType } from '../events/types.ts';
+import { parseTimestamp } from '../ids.ts';
 import { validateReceiverUrl } from './ssrf.ts';
 
 /**
@@ -24,7 +25,12 @@ export interface RegistrationInput {
   userData?: unknown;
   filter?: unknown;
   maxPerSecond?: unknown;
+  signing?: unknown;
 }
+
+/** How a registration's notifications are signed: HMAC-SHA256 (`v1`), or ed25519 (`v1a`). */
+export const signingModes = ['hmac-sha256', 'ed25519'] as const;
+export type SigningMode = (typeof signingModes)[number];
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -37,6 +43,83 @@ export interface CheckedRegistration {
   /** The filter as written (checked to parse); null: none. */
   filter: string | null;
   maxPerSecond: number | null;
+  signing: SigningMode;
+}
+
+/** An authKey as registrations and rotations take it: 16..256 characters, else a 400. */
+function checkAuthKey(authKey: unknown): string {
+  if (typeof authKey !== 'string') throw invalidArgument('authKey', 'authKey must be a string');
+  const length = [...authKey].length;
+  if (length < AUTH_KEY_MIN || length > AUTH_KEY_MAX) {
+    throw invalidArgument('authKey', `authKey must be ${AUTH_KEY_MIN}..${AUTH_KEY_MAX} characters`);
+  }
+  return authKey;
+}
+
+/** How long a rotation's overlap lasts unless told: a day. */
+export const OVERLAP_SECONDS_DEFAULT = 86_400;
+/** The longest overlap a rotation may ask for: 30 days. */
+export const OVERLAP_SECONDS_MAX = 30 * 86_400;
+
+/** What rotate (REST and GraphQL) takes, before validation. */
+export interface RotationInput {
+  authKey?: unknown;
+  overlapSeconds?: unknown;
+}
+
+export interface CheckedRotation {
+  /** The new key; null: the service generates one. */
+  authKey: string | null;
+  overlapSeconds: number;
+}
+
+/** The validations of a rotation that answer 400, each naming its field. */
+export function checkRotation(input: RotationInput): CheckedRotation {
+  const authKey =
+    input.authKey === undefined || input.authKey === null ? null : checkAuthKey(input.authKey);
+  const { overlapSeconds = null } = input;
+  if (overlapSeconds === null) return { authKey, overlapSeconds: OVERLAP_SECONDS_DEFAULT };
+  if (
+    typeof overlapSeconds !== 'number' ||
+    !Number.isInteger(overlapSeconds) ||
+    overlapSeconds < 0 ||
+    overlapSeconds > OVERLAP_SECONDS_MAX
+  ) {
+    throw invalidArgument(
+      'overlapSeconds',
+      `overlapSeconds must be a whole number of seconds 0..${OVERLAP_SECONDS_MAX}`,
+    );
+  }
+  return { authKey, overlapSeconds };
+}
+
+/** What replay (REST and GraphQL) takes, before validation. */
+export interface ReplayInput {
+  from: unknown;
+  to: unknown;
+  onlyFailed?: unknown;
+}
+
+/** Which notifications of a range a replay takes (delivery/queue/replay.ts). */
+export interface ReplayRange {
+  from: Date;
+  to: Date;
+  /** Only events whose last delivery to the receiver was discarded, gone or dropped. */
+  onlyFailed: boolean;
+}
+
+/** The validations of a replay that answer 400, each naming its field. */
+export function checkReplay(input: ReplayInput): ReplayRange {
+  const from = parseTimestamp(input.from);
+  if (!from) throw invalidArgument('from', 'from must be an ISO 8601 time with a zone');
+  const to = parseTimestamp(input.to);
+  if (!to) throw invalidArgument('to', 'to must be an ISO 8601 time with a zone');
+  if (to <= from) throw invalidArgument('to', 'to must be later than from');
+  const { onlyFailed = null } = input;
+  if (onlyFailed !== null && typeof onlyFailed !== 'boolean') {
+    throw invalidArgument('onlyFailed', 'onlyFailed must be a boolean');
+  }
+  return { from, to, onlyFailed: onlyFailed ?? false };
 }
 
 /** The validations of a registration that answer 400, each naming its field, in order. */
@@ -45,12 +128,8 @@ export function checkRegistration(
   webhook: Pick<WebhookConfig, 'allowHttp' | 'allowPrivateNetworks'>,
 ): CheckedRegistration {
   const url = validateReceiverUrl(input.url, webhook);
-  const { authKey, eventTypes, userData } = input;
-  if (typeof authKey !== 'string') throw invalidArgument('authKey', 'authKey must be a string');
-  const length = [...authKey].length;
-  if (length < AUTH_KEY_MIN || length > AUTH_KEY_MAX) {
-    throw invalidArgument('authKey', `authKey must be ${AUTH_KEY_MIN}..${AUTH_KEY_MAX} characters`);
-  }
+  const { eventTypes, userData } = input;
+  const authKey = checkAuthKey(input.authKey);
   if (!Array.isArray(eventTypes) || eventTypes.length === 0) {
     throw invalidArgument('eventTypes', 'eventTypes must be a non-empty list of event types');
   }
@@ -97,9 +176,14 @@ export function checkRegistration(
       `maxPerSecond must be a whole number 1..${MAX_PER_SECOND_MAX}, or null for no limit`,
     );
   }
+  const signing = input.signing ?? 'hmac-sha256';
+  if (!signingModes.includes(signing as SigningMode)) {
+    throw invalidArgument('signing', `signing must be one of ${signingModes.join(', ')}`);
+  }
   return {
     url,
     authKey,
+    signing: signing as SigningMode,
     eventTypes: eventTypes as EventType[],
     userData: isPlainObject(userData) ? userData : null,
     filter,

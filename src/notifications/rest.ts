@@ -9,6 +9,9 @@ import {
   AUTH_KEY_MAX,
   AUTH_KEY_MIN,
   MAX_PER_SECOND_MAX,
+  OVERLAP_SECONDS_DEFAULT,
+  OVERLAP_SECONDS_MAX,
+  signingModes,
   USER_DATA_MAX_BYTES,
 } from './registration.ts';
 import { registrationJson } from './views.ts';
@@ -63,6 +66,15 @@ const registrationBody = z
         description:
           'At most this many notifications per second start towards the receiver; the rest wait (none is dropped for it); null or left out: no limit',
       }),
+    signing: z
+      .unknown()
+      .optional()
+      .meta({
+        type: 'string',
+        enum: [...signingModes],
+        description:
+          'How webhook-signature is signed: hmac-sha256 (v1, keyed with authKey; the default) or ed25519 (v1a, with a key pair the service generates; the answer publishes publicKey). authKey keys X-Vendor-Verify either way',
+      }),
   })
   .strict()
   .meta({ id: 'NotificationRegistrationInput' });
@@ -85,6 +97,15 @@ const registrationSchema = z
     }),
     disabledAt: timestamp.nullable(),
     disabledReason: z.string().nullable(),
+    previousKeyUntil: timestamp.nullable().meta({
+      description:
+        'Until when the previous key signs too (a second v1 signature), after a rotation with an overlap; null: only the current key signs',
+    }),
+    signing: z.enum(signingModes),
+    publicKey: z.string().nullable().meta({
+      description:
+        'ed25519: the public key that verifies the v1a signatures, whpk_ + base64 of its raw 32 bytes (a rotation replaces it); null for hmac-sha256',
+    }),
     createdAt: timestamp,
     updatedAt: timestamp,
   })
@@ -143,6 +164,115 @@ export const notificationRoutes = [
     async handle(ctx, { params }) {
       const caller = await callerOf(ctx, params.accountId!);
       return { body: registrationJson(await ctx.services.notifications.enable(caller)) };
+    },
+  }),
+  route({
+    method: 'POST',
+    path: `${path}/rotate`,
+    operationId: 'rotateNotificationKey',
+    summary:
+      "Rotates the key of the calling client's registration; the previous key signs too for overlapSeconds",
+    scopes: [...scopes],
+    body: z
+      .strictObject({
+        authKey: z.unknown().optional().meta({
+          type: 'string',
+          minLength: AUTH_KEY_MIN,
+          maxLength: AUTH_KEY_MAX,
+          description: 'The new key; left out: one is generated and answered in this response only',
+        }),
+        overlapSeconds: z
+          .unknown()
+          .optional()
+          .meta({
+            type: 'integer',
+            minimum: 0,
+            maximum: OVERLAP_SECONDS_MAX,
+            description: `How long the previous key signs too (default ${OVERLAP_SECONDS_DEFAULT}); 0: it is retired at once. A rotation during an overlap retires the key before the current one`,
+          }),
+      })
+      .meta({ id: 'RotateNotificationKeyInput' }),
+    response: registrationSchema
+      .extend({
+        authKey: z.string().optional().meta({
+          description: 'The generated key, when none was given: shown here only, never again',
+        }),
+      })
+      .meta({ id: 'NotificationKeyRotation' }),
+    async handle(ctx, { params, body }) {
+      const caller = await callerOf(ctx, params.accountId!);
+      const { registration, generatedAuthKey } = await ctx.services.notifications.rotate(
+        caller,
+        body,
+      );
+      return {
+        body: {
+          ...registrationJson(registration),
+          ...(generatedAuthKey !== null && { authKey: generatedAuthKey }),
+        },
+      };
+    },
+  }),
+  route({
+    method: 'POST',
+    path: `${path}/retire-previous-key`,
+    operationId: 'retirePreviousNotificationKey',
+    summary:
+      'Ends the overlap of the last rotation now: only the current key signs from the next attempt on',
+    scopes: [...scopes],
+    body: z.strictObject({}).meta({
+      id: 'RetirePreviousNotificationKeyInput',
+      description: 'Nothing: `{}` or an empty body',
+    }),
+    response: registrationSchema,
+    async handle(ctx, { params }) {
+      const caller = await callerOf(ctx, params.accountId!);
+      return { body: registrationJson(await ctx.services.notifications.retirePreviousKey(caller)) };
+    },
+  }),
+  route({
+    method: 'POST',
+    path: `${path}/replay`,
+    operationId: 'replayNotifications',
+    summary:
+      "Queues the events of a time range sent to the calling client's receiver again, in order, with their original webhook-ids",
+    scopes: [...scopes],
+    body: z
+      .strictObject({
+        from: z.unknown().meta({ type: 'string', format: 'date-time', description: 'Inclusive' }),
+        to: z.unknown().meta({
+          type: 'string',
+          format: 'date-time',
+          description: 'Exclusive; later than from',
+        }),
+        onlyFailed: z.unknown().optional().meta({
+          type: 'boolean',
+          description:
+            'Only the events whose last delivery was discarded, gone or dropped; default false (every one not pending)',
+        }),
+      })
+      .meta({ id: 'ReplayNotificationsInput' }),
+    response: z
+      .strictObject({
+        queued: z.number().int().meta({ description: 'How many notifications were queued again' }),
+        from: timestamp,
+        to: timestamp,
+        onlyFailed: z.boolean(),
+      })
+      .meta({
+        id: 'NotificationReplay',
+        description:
+          'Each replay is a new delivery in the delivery log whose replayOf names the delivery it replays. More than WEBHOOK_REPLAY_MAX (default 10000) in the range: 400 with details.count and details.max, nothing queued',
+      }),
+    async handle(ctx, { params, body }) {
+      const caller = await callerOf(ctx, params.accountId!);
+      const { queued, from, to, onlyFailed } = await ctx.services.notifications.replay(
+        caller,
+        body,
+      );
+      return {
+        body: { queued, from: from.toISOString(), to: to.toISOString(), onlyFailed },
+      };
     },
   }),
   route({

@@ -6,9 +6,13 @@ import {
 } from '../events/types.ts';
 import { builder, scopedLoader } from '../graphql/builder.ts';
 import { callerOf, motionAllowed } from './caller.ts';
-import { MAX_PER_SECOND_MAX } from './registration.ts';
+import {
+  MAX_PER_SECOND_MAX,
+  OVERLAP_SECONDS_DEFAULT,
+  OVERLAP_SECONDS_MAX,
+} from './registration.ts';
 import { MAX_DELIVERIES_PAGE, TEST_EVENT_TYPE } from './service.ts';
-import type { AttemptView, DeliveryView, RegistrationView } from './views.ts';
+import type { AttemptView, DeliveryView, RegistrationView, ReplayView } from './views.ts';
 
 /** The contract's event types, by their wire names. */
 export const EventTypeRef = builder.enumType('EventType', {
@@ -70,8 +74,49 @@ const RegistrationRef = builder.objectRef<RegistrationView>('NotificationRegistr
     }),
     disabledAt: t.expose('disabledAt', { type: 'DateTime', nullable: true }),
     disabledReason: t.exposeString('disabledReason', { nullable: true }),
+    previousKeyUntil: t.expose('previousKeyUntil', {
+      type: 'DateTime',
+      nullable: true,
+      description:
+        'Until when the previous key signs too (a second v1 signature), after rotateNotificationKey with an overlap; null: only the current key signs.',
+    }),
+    signing: t.exposeString('signing', {
+      description:
+        'hmac-sha256: webhook-signature carries v1 (HMAC with the authKey); ed25519: v1a, verified with publicKey.',
+    }),
+    publicKey: t.exposeString('publicKey', {
+      nullable: true,
+      description:
+        'ed25519: the public key that verifies the v1a signatures (whpk_ + base64 of its raw 32 bytes; a rotation replaces it). Null for hmac-sha256.',
+    }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+  }),
+});
+
+const KeyRotationRef = builder
+  .objectRef<{ registration: RegistrationView; generatedAuthKey: string | null }>(
+    'NotificationKeyRotation',
+  )
+  .implement({
+    description: 'The registration after rotateNotificationKey, with the generated key if any.',
+    fields: (t) => ({
+      registration: t.field({ type: RegistrationRef, resolve: (r) => r.registration }),
+      authKey: t.exposeString('generatedAuthKey', {
+        nullable: true,
+        description:
+          'The generated key, when none was given: shown here only, never again. Null when authKey was given.',
+      }),
+    }),
+  });
+
+const ReplayRef = builder.objectRef<ReplayView>('NotificationReplay').implement({
+  description: 'What replayNotifications queued.',
+  fields: (t) => ({
+    queued: t.exposeInt('queued', { description: 'How many notifications were queued again.' }),
+    from: t.expose('from', { type: 'DateTime' }),
+    to: t.expose('to', { type: 'DateTime' }),
+    onlyFailed: t.exposeBoolean('onlyFailed'),
   }),
 });
 
@@ -128,6 +173,11 @@ const DeliveryRef = builder
       nextAttemptAt: t.expose('nextAttemptAt', { type: 'DateTime', nullable: true }),
       createdAt: t.expose('createdAt', { type: 'DateTime' }),
       finishedAt: t.expose('finishedAt', { type: 'DateTime', nullable: true }),
+      replayOf: t.exposeID('replayOf', {
+        nullable: true,
+        description:
+          'A replay (replayNotifications): the id of the delivery it replays, with the same webhookId. Null: an original.',
+      }),
       attempts: t.field({ type: [AttemptRef], resolve: (d) => d.attempts }),
     }),
   });
@@ -145,6 +195,10 @@ const RegisterInput = builder.inputType('RegisterNotificationsInput', {
     }),
     maxPerSecond: t.int({
       description: `At most this many notifications per second (1..${MAX_PER_SECOND_MAX}); the rest wait, none is dropped for it. Null or left out: no limit.`,
+    }),
+    signing: t.string({
+      description:
+        'hmac-sha256 (default): webhook-signature carries v1, keyed with authKey; ed25519: v1a, with a key pair the service generates and publishes as publicKey. authKey keys X-Vendor-Verify either way.',
     }),
   }),
 });
@@ -231,6 +285,7 @@ builder.mutationFields((t) => ({
           userData: not(input.userData),
           filter: not(input.filter),
           maxPerSecond: input.maxPerSecond,
+          signing: input.signing,
         },
         motionAllowed(ctx),
       ),
@@ -243,6 +298,47 @@ builder.mutationFields((t) => ({
     args: { accountId: t.arg.id({ required: true }) },
     resolve: async (_root, args, ctx) =>
       ctx.services.notifications.enable(await callerOf(ctx, String(args.accountId))),
+  }),
+  rotateNotificationKey: t.field({
+    type: KeyRotationRef,
+    description: `Rotates the key of the calling client's registration to authKey (16..256 characters), or to a generated one (answered once), and an ed25519 registration's key pair to a new one (its publicKey in the registration). For overlapSeconds (0..${OVERLAP_SECONDS_MAX}, default ${OVERLAP_SECONDS_DEFAULT}) every attempt carries a signature (v1, or v1a for ed25519) with each key, the new one first; 0 retires the previous key at once. X-Vendor-Verify uses the new key. NOT_FOUND without a registration.`,
+    authScopes: notifications,
+    args: {
+      accountId: t.arg.id({ required: true }),
+      authKey: t.arg.string(),
+      overlapSeconds: t.arg.int(),
+    },
+    resolve: async (_root, args, ctx) =>
+      ctx.services.notifications.rotate(await callerOf(ctx, String(args.accountId)), {
+        authKey: args.authKey,
+        overlapSeconds: args.overlapSeconds,
+      }),
+  }),
+  retirePreviousNotificationKey: t.field({
+    type: RegistrationRef,
+    description:
+      "Ends the overlap of the calling client's last rotation now: only the current key signs from the next attempt on. NOT_FOUND without a registration.",
+    authScopes: notifications,
+    args: { accountId: t.arg.id({ required: true }) },
+    resolve: async (_root, args, ctx) =>
+      ctx.services.notifications.retirePreviousKey(await callerOf(ctx, String(args.accountId))),
+  }),
+  replayNotifications: t.field({
+    type: ReplayRef,
+    description: `Queues the events of [from, to) that were sent to the calling client's receiver again, in their original order and with their original webhook-ids, to the registration as it is now; with onlyFailed, only those whose last delivery was discarded, gone or dropped. Pending ones are left alone. Each is a new delivery whose replayOf names the one it replays. More than WEBHOOK_REPLAY_MAX (default 10000) in the range: INVALID_ARGUMENT, nothing queued. NOT_FOUND without a registration.`,
+    authScopes: notifications,
+    args: {
+      accountId: t.arg.id({ required: true }),
+      from: t.arg({ type: 'DateTime', required: true }),
+      to: t.arg({ type: 'DateTime', required: true }),
+      onlyFailed: t.arg.boolean(),
+    },
+    resolve: async (_root, args, ctx) =>
+      ctx.services.notifications.replay(await callerOf(ctx, String(args.accountId)), {
+        from: args.from.toISOString(),
+        to: args.to.toISOString(),
+        onlyFailed: args.onlyFailed,
+      }),
   }),
   unregisterNotifications: t.boolean({
     description:

@@ -95,6 +95,8 @@ function describe(err: unknown): string {
 
 interface Answer {
   status: number;
+  /** Its Retry-After header, if any. */
+  retryAfter: string | undefined;
   /** The first 2 KiB of its body (as much as arrived within SNIPPET_READ_MS). */
   snippet: string;
 }
@@ -115,6 +117,7 @@ class Exchange implements Dispatcher.DispatchHandler {
   #controller: Dispatcher.DispatchController | undefined;
   #timedOut: Error | undefined;
   #status = 0; // none yet
+  #retryAfter: string | undefined;
   #chunks: Buffer[] = [];
   #size = 0;
   #timer: NodeJS.Timeout;
@@ -137,9 +140,15 @@ class Exchange implements Dispatcher.DispatchHandler {
     if (this.#timedOut) controller.abort(this.#timedOut);
   }
 
-  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number): void {
+  onResponseStart(
+    controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
     if (statusCode < 200) return; // informational: the answer follows
     this.#status = statusCode;
+    const retryAfter = headers['retry-after'];
+    this.#retryAfter = Array.isArray(retryAfter) ? retryAfter[0] : retryAfter;
     clearTimeout(this.#timer);
     // Reading the snippet has a bound of its own; cut short, it keeps what arrived.
     this.#timer = setTimeout(() => {
@@ -181,7 +190,7 @@ class Exchange implements Dispatcher.DispatchHandler {
     clearTimeout(this.#timer);
     if (err) return reject(err);
     const snippet = Buffer.concat(this.#chunks).subarray(0, SNIPPET_BYTES).toString('utf8');
-    resolve({ status: this.#status, snippet });
+    resolve({ status: this.#status, retryAfter: this.#retryAfter, snippet });
   }
 }
 
@@ -215,7 +224,7 @@ export function createSender(options: {
   async function send(args: AttemptRequest): Promise<AttemptResult> {
     const started = performance.now();
     const result = (
-      fields: Pick<AttemptResult, 'outcome' | 'status' | 'error' | 'errorMessage'>,
+      fields: Pick<AttemptResult, 'outcome' | 'status' | 'error' | 'errorMessage' | 'retryAfter'>,
       responseSnippet = '',
     ): AttemptResult => ({
       ...fields,
@@ -227,14 +236,14 @@ export function createSender(options: {
       const url = new URL(args.url);
       const headers = notificationHeaders({
         body: args.body,
-        authKey: args.authKey,
+        keys: args.keys,
         webhookId: args.webhookId,
         timestamp: Math.floor(Date.now() / 1000),
         userAgent,
       });
       if (args.traceparent) headers.traceparent = args.traceparent;
       // One budget for lookup, connect, TLS, request and response headers.
-      const { status, snippet } = await new Exchange(
+      const { status, retryAfter, snippet } = await new Exchange(
         agent,
         {
           origin: url.origin,
@@ -246,7 +255,7 @@ export function createSender(options: {
         timeoutMs,
       ).answer;
       return result(
-        { outcome: outcomeOf(status), status, error: null, errorMessage: null },
+        { outcome: outcomeOf(status), status, error: null, errorMessage: null, retryAfter },
         snippet,
       );
     } catch (err) {

@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
+import type { Clock } from '../clock.ts';
 import type { WebhookConfig } from '../config.ts';
 import { conflict, invalidArgument, notFound, permissionDenied } from '../errors.ts';
 import { isBigintId } from '../ids.ts';
@@ -6,13 +8,23 @@ import { recordEvents, type EventSignal } from '../events/outbox.ts';
 import type { NewEvent } from '../events/types.ts';
 import { inTransaction, sqlTx, type Database } from '../storage/database.ts';
 import { currentTraceparent } from '../telemetry/tracing.ts';
-import { checkRegistration, MOTION_EVENT_TYPES, type RegistrationInput } from './registration.ts';
+import {
+  checkRegistration,
+  checkReplay,
+  checkRotation,
+  MOTION_EVENT_TYPES,
+  type RegistrationInput,
+  type ReplayInput,
+  type RotationInput,
+} from './registration.ts';
 import type { DeliveryState } from './delivery/policy.ts';
 import { dropPending } from './delivery/queue/drop-pending.ts';
 import { enqueueTest } from './delivery/queue/enqueue-test.ts';
 import { requeueFinished } from './delivery/queue/redeliver.ts';
+import { countReplay, replayRange } from './delivery/queue/replay.ts';
 import { retargetPending } from './delivery/queue/retarget.ts';
 import { secretContext, type SecretBox } from './secrets.ts';
+import { generateSigningKeyPair } from './signing.ts';
 import {
   DELIVERY_COLUMNS,
   REGISTRATION_COLUMNS,
@@ -24,11 +36,14 @@ import {
   type DeliveryView,
   type RegistrationRow,
   type RegistrationView,
+  type ReplayView,
 } from './views.ts';
 
 /** The eventType of sendTestNotification's deliveries; deliberately not an EventType. */
 export const TEST_EVENT_TYPE = 'test_notification';
 export const MAX_DELIVERIES_PAGE = 100;
+/** A generated key: 32 random bytes, as base64url (43 characters). */
+const GENERATED_KEY_BYTES = 32;
 
 /** What enabling a registration sets (re-registering, `enable`): active, no failures counted. */
 const ENABLED = 'disabled_at = NULL, disabled_reason = NULL, failing_since = NULL';
@@ -65,7 +80,8 @@ export class NotificationService {
 
   /**
    * `motionScope`: the full name of the scope motion types need, named by their 403. `signal`
-   * hears of the `receiver_enabled` events that enabling records.
+   * hears of the `receiver_enabled` events that enabling records. `clock` dates the end of a
+   * rotation's overlap (the dispatcher reads the same clock).
    */
   constructor(
     private readonly db: Database,
@@ -73,6 +89,7 @@ export class NotificationService {
     private readonly secrets: SecretBox,
     private readonly motionScope: string,
     private readonly signal: EventSignal,
+    private readonly clock: Clock,
   ) {}
 
   /** Lets queued work wake the dispatcher (set once it exists). */
@@ -95,28 +112,37 @@ export class NotificationService {
     if (!motionAllowed && checked.eventTypes.some((t) => MOTION_EVENT_TYPES.includes(t))) {
       throw permissionDenied(this.motionScope);
     }
+    const context = secretContext(caller.accountId, caller.clientId);
+    const pair = checked.signing === 'ed25519' ? generateSigningKeyPair() : null;
     const target = {
       ...caller,
       url: checked.url.href,
       origin: checked.url.origin,
-      sealedKey: this.secrets.seal(
-        checked.authKey,
-        secretContext(caller.accountId, caller.clientId),
-      ),
+      sealedKey: this.secrets.seal(checked.authKey, context),
       userData: checked.userData === null ? null : JSON.stringify(checked.userData),
+      sealedSigningKey: pair && this.secrets.seal(pair.privateKey, context),
+      publicKey: pair?.publicKey ?? null,
     };
     try {
       return await this.#enabling(caller, 'register', async (client) => {
+        // Saving switches the key at once: a rotation's previous keys sign no more. An ed25519
+        // registration saved again as ed25519 keeps its key pair (its receivers hold the public
+        // key); one that switches to it gets the new pair, one that leaves it loses its pair.
         const { rows } = await client.query<RegistrationRow>(
           `INSERT INTO notification_registrations AS r
                   (account_id, client_id, url, origin, auth_key, event_types, user_data, filter,
-                   max_per_second)
-           VALUES ($1, $2, $3, $4, $5, $6::text[], $7::jsonb, $8, $9)
+                   max_per_second, signing_key, public_key)
+           VALUES ($1, $2, $3, $4, $5, $6::text[], $7::jsonb, $8, $9, $10, $11)
            ON CONFLICT (account_id, client_id) DO UPDATE
               SET url = EXCLUDED.url, origin = EXCLUDED.origin, auth_key = EXCLUDED.auth_key,
                   event_types = EXCLUDED.event_types, user_data = EXCLUDED.user_data,
                   filter = EXCLUDED.filter, max_per_second = EXCLUDED.max_per_second,
-                  updated_at = now(), ${ENABLED}
+                  signing_key = CASE WHEN EXCLUDED.signing_key IS NULL THEN NULL
+                                     ELSE coalesce(r.signing_key, EXCLUDED.signing_key) END,
+                  public_key = CASE WHEN EXCLUDED.public_key IS NULL THEN NULL
+                                    ELSE coalesce(r.public_key, EXCLUDED.public_key) END,
+                  previous_auth_key = NULL, previous_key_until = NULL,
+                  previous_signing_key = NULL, updated_at = now(), ${ENABLED}
            RETURNING ${REGISTRATION_COLUMNS}`,
           [
             target.accountId,
@@ -128,9 +154,11 @@ export class NotificationService {
             target.userData,
             checked.filter,
             checked.maxPerSecond,
+            target.sealedSigningKey,
+            target.publicKey,
           ],
         );
-        await retargetPending(client, target);
+        await retargetPending(client, caller);
         return rows[0]!;
       });
     } catch (err) {
@@ -146,7 +174,7 @@ export class NotificationService {
         WHERE account_id = $1 AND client_id = $2`,
       [caller.accountId, caller.clientId],
     );
-    return rows[0] ? registrationView(rows[0]) : null;
+    return rows[0] ? registrationView(rows[0], this.clock.now()) : null;
   }
 
   /**
@@ -188,7 +216,74 @@ export class NotificationService {
       return { row, stored: await recordEvents(sqlTx(client), events) };
     });
     this.signal.committed(stored);
-    return registrationView(row);
+    return registrationView(row, this.clock.now());
+  }
+
+  /**
+   * Rotates the key of the caller's registration to `authKey`, or to a generated one (answered
+   * here, and never again), and an ed25519 registration's key pair to a new one. For
+   * `overlapSeconds` (default a day) the previous keys sign too, every attempt then, retries of
+   * what was queued before included; 0 switches at once. A rotation during another's overlap
+   * replaces it: the keys before the current ones sign no more. 404 without a registration.
+   */
+  async rotate(
+    caller: Caller,
+    input: RotationInput,
+  ): Promise<{ registration: RegistrationView; generatedAuthKey: string | null }> {
+    const checked = checkRotation(input);
+    const generatedAuthKey =
+      checked.authKey === null ? randomBytes(GENERATED_KEY_BYTES).toString('base64url') : null;
+    const context = secretContext(caller.accountId, caller.clientId);
+    const sealedKey = this.secrets.seal(checked.authKey ?? generatedAuthKey!, context);
+    // Used only when the registration signs with ed25519 (the statement tells).
+    const pair = generateSigningKeyPair();
+    const until =
+      checked.overlapSeconds === 0
+        ? null
+        : new Date(this.clock.now().getTime() + checked.overlapSeconds * 1000);
+    // On the right of SET, the keys are those before this statement: they become the previous.
+    const row = await this.#rekeying(
+      caller,
+      `SET previous_auth_key = CASE WHEN $4::timestamptz IS NULL THEN NULL ELSE auth_key END,
+           previous_signing_key = CASE WHEN $4::timestamptz IS NULL THEN NULL ELSE signing_key END,
+           previous_key_until = $4::timestamptz, auth_key = $3,
+           signing_key = CASE WHEN signing_key IS NULL THEN NULL ELSE $5 END,
+           public_key = CASE WHEN signing_key IS NULL THEN NULL ELSE $6 END, updated_at = now()`,
+      [sealedKey, until, this.secrets.seal(pair.privateKey, context), pair.publicKey],
+    );
+    return { registration: registrationView(row, this.clock.now()), generatedAuthKey };
+  }
+
+  /**
+   * Ends the overlap of the caller's last rotation now: only the current key signs from the next
+   * attempt on. Nothing changes without one. 404 without a registration.
+   */
+  async retirePreviousKey(caller: Caller): Promise<RegistrationView> {
+    const row = await this.#rekeying(
+      caller,
+      `SET previous_auth_key = NULL, previous_signing_key = NULL, previous_key_until = NULL,
+           updated_at = CASE WHEN previous_auth_key IS NULL THEN updated_at ELSE now() END`,
+      [],
+    );
+    return registrationView(row, this.clock.now());
+  }
+
+  /**
+   * Changes the keys of the caller's registration (`set`, with parameters from $3 on) and of
+   * what is pending for it, in one transaction; 404 without a registration.
+   */
+  async #rekeying(caller: Caller, set: string, values: unknown[]): Promise<RegistrationRow> {
+    return inTransaction(this.db.pool, async (client) => {
+      const { rows } = await client.query<RegistrationRow>(
+        `UPDATE notification_registrations ${set}
+          WHERE account_id = $1 AND client_id = $2
+          RETURNING ${REGISTRATION_COLUMNS}`,
+        [caller.accountId, caller.clientId, ...values],
+      );
+      if (!rows[0]) throw notFound('registration');
+      await retargetPending(client, caller);
+      return rows[0];
+    });
   }
 
   /** Removes the caller's registration and drops what is still queued for it; false if none. */
@@ -266,6 +361,36 @@ export class NotificationService {
     if (state === 'pending') throw conflict('the delivery is still pending');
     if (state === 'delivered') throw conflict('the delivery was accepted by the receiver');
     throw notFound('registration');
+  }
+
+  /**
+   * Queues the caller's events of [from, to) again (delivery/queue/replay.ts): all that are not
+   * pending, or with `onlyFailed` those whose last delivery did not get through. More than
+   * WEBHOOK_REPLAY_MAX: a 400 naming the count and the bound, nothing queued. 404 without a
+   * registration.
+   */
+  async replay(caller: Caller, input: ReplayInput): Promise<ReplayView> {
+    const range = checkReplay(input);
+    const queued = await inTransaction(this.db.pool, async (client) => {
+      const { rowCount } = await client.query(
+        `SELECT 1 FROM notification_registrations WHERE account_id = $1 AND client_id = $2
+            FOR SHARE`,
+        [caller.accountId, caller.clientId],
+      );
+      if (!rowCount) throw notFound('registration');
+      const count = await countReplay(client, caller, range);
+      const max = this.webhook.replayMax;
+      if (count > max) {
+        throw invalidArgument(
+          'from',
+          `the range ${range.from.toISOString()}..${range.to.toISOString()} holds ${count} notifications to replay, more than ${max} at once: split it`,
+          { count, max },
+        );
+      }
+      return replayRange(client, caller, range, currentTraceparent());
+    });
+    if (queued > 0) this.#wake();
+    return { queued, ...range };
   }
 
   /** Queues a `test_notification` to the caller's registration, sent like any other. */

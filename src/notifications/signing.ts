@@ -1,4 +1,13 @@
-import { createHmac } from 'node:crypto';
+import {
+  createHmac,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  sign,
+  verify,
+  type KeyObject,
+} from 'node:crypto';
+import { TtlCache } from '../cache.ts';
 
 function hmacBase64(authKey: string, ...parts: (Uint8Array | string)[]): string {
   const hmac = createHmac('sha256', Buffer.from(authKey, 'utf8'));
@@ -21,22 +30,122 @@ export function standardSignature(
   return `v1,${hmacBase64(authKey, `${webhookId}.${timestamp}.`, body)}`;
 }
 
-/** Every header of one delivery attempt; `timestamp` is the attempt's time in unix seconds. */
+/** What an asymmetric signature signs, as the Standard Webhooks spec says: `{id}.{timestamp}.{body}`. */
+const signedContent = (webhookId: string, timestamp: number, body: Uint8Array | string) =>
+  Buffer.concat([Buffer.from(`${webhookId}.${timestamp}.`), Buffer.from(body)]);
+
+/** The prefix of a published ed25519 public key: `whpk_` + base64 of its raw 32 bytes. */
+export const PUBLIC_KEY_PREFIX = 'whpk_';
+
+/** An ed25519 key pair as the service keeps it: the private key to seal, the public to publish. */
+export interface SigningKeyPair {
+  /** PKCS#8 DER in base64. */
+  privateKey: string;
+  /** `whpk_` + base64 of the raw 32-byte public key. */
+  publicKey: string;
+}
+
+export function generateSigningKeyPair(): SigningKeyPair {
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  const raw = Buffer.from(publicKey.export({ format: 'jwk' }).x!, 'base64url');
+  return {
+    privateKey: privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64'),
+    publicKey: PUBLIC_KEY_PREFIX + raw.toString('base64'),
+  };
+}
+
+/**
+ * Parsed keys by their text: every attempt of a receiver signs with the same private key, and a
+ * receiver verifies every notification with the same public key.
+ */
+const privateKeys = new TtlCache<string, KeyObject>(10 * 60_000, 10_000);
+const publicKeys = new TtlCache<string, KeyObject>(10 * 60_000, 10_000);
+
+function privateKeyOf(pkcs8: string): KeyObject {
+  let key = privateKeys.get(pkcs8);
+  if (key === undefined) {
+    key = createPrivateKey({ key: Buffer.from(pkcs8, 'base64'), format: 'der', type: 'pkcs8' });
+    privateKeys.set(pkcs8, key);
+  }
+  return key;
+}
+
+/** The Standard Webhooks `v1a,` signature: base64 ed25519 of `{id}.{timestamp}.{body}`. */
+export function asymmetricSignature(
+  webhookId: string,
+  timestamp: number,
+  body: Uint8Array | string,
+  privateKey: string,
+): string {
+  const content = signedContent(webhookId, timestamp, body);
+  return `v1a,${sign(null, content, privateKeyOf(privateKey)).toString('base64')}`;
+}
+
+/**
+ * Whether `signature` (`v1a,<base64>`) is an ed25519 signature of `{id}.{timestamp}.{body}` by
+ * the published key `publicKey` (`whpk_...`); false for anything malformed.
+ */
+export function verifyAsymmetric(
+  webhookId: string,
+  timestamp: number,
+  body: Uint8Array | string,
+  signature: string,
+  publicKey: string,
+): boolean {
+  if (!signature.startsWith('v1a,') || !publicKey.startsWith(PUBLIC_KEY_PREFIX)) return false;
+  let key = publicKeys.get(publicKey);
+  if (key === undefined) {
+    const raw = Buffer.from(publicKey.slice(PUBLIC_KEY_PREFIX.length), 'base64');
+    if (raw.length !== 32) return false;
+    key = createPublicKey({
+      key: { kty: 'OKP', crv: 'Ed25519', x: raw.toString('base64url') },
+      format: 'jwk',
+    });
+    publicKeys.set(publicKey, key);
+  }
+  const content = signedContent(webhookId, timestamp, body);
+  return verify(null, content, key, Buffer.from(signature.slice('v1a,'.length), 'base64'));
+}
+
+/**
+ * The keys an attempt is signed with, opened: the HMAC key (X-Vendor-Verify, and `v1` unless
+ * the registration signs with ed25519), the ed25519 private key if it does, and the previous
+ * ones while a rotation's overlap lasts.
+ */
+export interface AttemptKeys {
+  authKey: string;
+  previousAuthKey?: string | undefined;
+  signingKey?: string | undefined;
+  previousSigningKey?: string | undefined;
+}
+
+/**
+ * Every header of one delivery attempt; `timestamp` is the attempt's time in unix seconds.
+ * `webhook-signature` carries `v1a` signatures when the registration signs with ed25519, else
+ * `v1`; while a rotation's overlap lasts, one with each key, the current one first.
+ * X-Vendor-Verify has room for one: the current HMAC key's.
+ */
 export function notificationHeaders(args: {
   body: Uint8Array;
-  authKey: string;
+  keys: AttemptKeys;
   webhookId: string;
   timestamp: number;
   userAgent: string;
 }): Record<string, string> {
-  const { body, authKey, webhookId, timestamp, userAgent } = args;
+  const { body, keys, webhookId, timestamp, userAgent } = args;
+  const [current, previous, signer] =
+    keys.signingKey === undefined
+      ? [keys.authKey, keys.previousAuthKey, standardSignature]
+      : [keys.signingKey, keys.previousSigningKey, asymmetricSignature];
+  let signature = signer(webhookId, timestamp, body, current);
+  if (previous !== undefined) signature += ` ${signer(webhookId, timestamp, body, previous)}`;
   return {
     'Content-Type': 'application/json',
     'Content-Length': String(body.byteLength),
     'User-Agent': userAgent,
-    'X-Vendor-Verify': vendorSignature(body, authKey),
+    'X-Vendor-Verify': vendorSignature(body, keys.authKey),
     'webhook-id': webhookId,
     'webhook-timestamp': String(timestamp),
-    'webhook-signature': standardSignature(webhookId, timestamp, body, authKey),
+    'webhook-signature': signature,
   };
 }

@@ -1,6 +1,12 @@
 import type pg from 'pg';
 import { isEventType, type EventType } from '../events/types.ts';
-import { webhookIdOf, type AttemptOutcome, type DeliveryState } from './delivery/policy.ts';
+import type { SigningMode } from './registration.ts';
+import {
+  previousKeySigns,
+  webhookIdOf,
+  type AttemptOutcome,
+  type DeliveryState,
+} from './delivery/policy.ts';
 
 /**
  * Registrations and deliveries as the API shows them: their views, the rows and columns they are
@@ -23,6 +29,14 @@ export interface RegistrationView {
   failingSince: Date | null;
   disabledAt: Date | null;
   disabledReason: string | null;
+  /**
+   * Until when the previous key signs too, after a rotation with an overlap; null: only the
+   * current key signs.
+   */
+  previousKeyUntil: Date | null;
+  signing: SigningMode;
+  /** ed25519: the public key that verifies its `v1a` signatures (`whpk_...`); else null. */
+  publicKey: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -60,7 +74,17 @@ export interface DeliveryView {
   nextAttemptAt: Date | null;
   createdAt: Date;
   finishedAt: Date | null;
+  /** A replay (replayNotifications): the delivery it replays; null: an original. */
+  replayOf: string | null;
   attempts: AttemptView[];
+}
+
+/** What a replay of a time range queued. */
+export interface ReplayView {
+  queued: number;
+  from: Date;
+  to: Date;
+  onlyFailed: boolean;
 }
 
 export interface DeliveryPage {
@@ -81,6 +105,9 @@ export const registrationJson = (r: RegistrationView) => ({
   failingSince: r.failingSince?.toISOString() ?? null,
   disabledAt: r.disabledAt?.toISOString() ?? null,
   disabledReason: r.disabledReason,
+  previousKeyUntil: r.previousKeyUntil?.toISOString() ?? null,
+  signing: r.signing,
+  publicKey: r.publicKey,
   createdAt: r.createdAt.toISOString(),
   updatedAt: r.updatedAt.toISOString(),
 });
@@ -96,11 +123,14 @@ export interface RegistrationRow {
   failing_since: Date | null;
   disabled_at: Date | null;
   disabled_reason: string | null;
+  previous_key_until: Date | null;
+  public_key: string | null;
   created_at: Date;
   updated_at: Date;
 }
 
-export const registrationView = (row: RegistrationRow): RegistrationView => ({
+/** The view of a registration at `now` (a rotation's overlap that has ended is not shown). */
+export const registrationView = (row: RegistrationRow, now: Date): RegistrationView => ({
   accountId: row.account_id,
   clientId: row.client_id,
   url: row.url,
@@ -112,6 +142,9 @@ export const registrationView = (row: RegistrationRow): RegistrationView => ({
   failingSince: row.failing_since,
   disabledAt: row.disabled_at,
   disabledReason: row.disabled_reason,
+  previousKeyUntil: previousKeySigns(row.previous_key_until, now) ? row.previous_key_until : null,
+  signing: row.public_key === null ? 'hmac-sha256' : 'ed25519',
+  publicKey: row.public_key,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 });
@@ -128,15 +161,18 @@ export interface DeliveryRow {
   next_attempt_at: Date;
   created_at: Date;
   finished_at: Date | null;
+  replay_of: string | null;
 }
 
 export const deliveryColumns = (t = '') =>
   `${t}id::text AS id, ${t}kind, ${t}event_id::text AS event_id, ${t}event_type, ${t}event_data,
-   ${t}state, ${t}url, ${t}attempt_count, ${t}next_attempt_at, ${t}created_at, ${t}finished_at`;
+   ${t}state, ${t}url, ${t}attempt_count, ${t}next_attempt_at, ${t}created_at, ${t}finished_at,
+   ${t}replay_of::text AS replay_of`;
 export const DELIVERY_COLUMNS = deliveryColumns();
 
 export const REGISTRATION_COLUMNS = `account_id, client_id, url, event_types, user_data, filter,
-  max_per_second, failing_since, disabled_at, disabled_reason, created_at, updated_at`;
+  max_per_second, failing_since, disabled_at, disabled_reason, previous_key_until, public_key,
+  created_at, updated_at`;
 
 /** The views of these deliveries, each with its attempts in order (one query for all). */
 export async function withAttempts(pool: pg.Pool, rows: DeliveryRow[]): Promise<DeliveryView[]> {
@@ -186,6 +222,7 @@ export async function withAttempts(pool: pg.Pool, rows: DeliveryRow[]): Promise<
     nextAttemptAt: r.state === 'pending' ? r.next_attempt_at : null,
     createdAt: r.created_at,
     finishedAt: r.finished_at,
+    replayOf: r.replay_of,
     attempts: byDelivery.get(r.id) ?? [],
   }));
 }

@@ -38,6 +38,7 @@ type Documents = {
     "\n  mutation MediaDeleteAccount($accountId: ID!) {\n    deleteAccount(accountId: $accountId)\n  }\n": typeof types.MediaDeleteAccountDocument,
     "\n  query MediaOfTwoPages($a: ID!, $b: ID!) {\n    a: accessory(id: $a) {\n      activities(first: 10) {\n        edges {\n          node {\n            activityId\n            media {\n              image\n              mp4\n            }\n          }\n        }\n      }\n    }\n    b: accessory(id: $b) {\n      activities(first: 10) {\n        edges {\n          node {\n            activityId\n            media {\n              image\n            }\n          }\n        }\n      }\n    }\n  }\n": typeof types.MediaOfTwoPagesDocument,
     "\n  mutation UpdateWithMedia($accessoryId: ID!, $activityId: String!) {\n    updateActivity(\n      accessoryId: $accessoryId\n      activityId: $activityId\n      input: { relevanceLevel: 2 }\n    ) {\n      activityId\n      relevanceLevel\n      media {\n        image\n      }\n    }\n  }\n": typeof types.UpdateWithMediaDocument,
+    "\n  query Ed25519Registration($accountId: ID!) {\n    notificationRegistration(accountId: $accountId) {\n      signing\n      publicKey\n    }\n  }\n": typeof types.Ed25519RegistrationDocument,
     "\n  query HealthOfRegistration($accountId: ID!) {\n    notificationRegistration(accountId: $accountId) {\n      maxPerSecond\n      state\n      failingSince\n      disabledAt\n      disabledReason\n    }\n  }\n": typeof types.HealthOfRegistrationDocument,
     "\n  mutation EnableNotifications($accountId: ID!) {\n    enableNotifications(accountId: $accountId) {\n      state\n      failingSince\n      disabledReason\n    }\n  }\n": typeof types.EnableNotificationsDocument,
     "\n  subscription RegistrationEvents($accountId: ID!) {\n    accountEvents(accountId: $accountId, eventTypes: [receiver_disabled, receiver_enabled]) {\n      eventId\n      accountId\n      accessoryId\n      eventType\n      eventData\n      occurredAt\n    }\n  }\n": typeof types.RegistrationEventsDocument,
@@ -50,6 +51,10 @@ type Documents = {
     "\n  mutation ReportMotion(\n    $accessoryId: ID!\n    $state: MotionState!\n    $at: DateTime\n    $motionZones: [String!]\n  ) {\n    reportMotion(accessoryId: $accessoryId, state: $state, at: $at, motionZones: $motionZones) {\n      eventId\n      eventType\n      accessoryId\n      motionZones\n      timestamp\n    }\n  }\n": typeof types.ReportMotionDocument,
     "\n  mutation UpdateActivityForNotifications(\n    $accessoryId: ID!\n    $activityId: String!\n    $input: UpdateActivityInput!\n  ) {\n    updateActivity(accessoryId: $accessoryId, activityId: $activityId, input: $input) {\n      activityId\n      relevanceLevel\n    }\n  }\n": typeof types.UpdateActivityForNotificationsDocument,
     "\n  mutation DeleteAccountForNotifications($accountId: ID!) {\n    deleteAccount(accountId: $accountId)\n  }\n": typeof types.DeleteAccountForNotificationsDocument,
+    "\n  mutation ReplayNotifications(\n    $accountId: ID!\n    $from: DateTime!\n    $to: DateTime!\n    $onlyFailed: Boolean\n  ) {\n    replayNotifications(accountId: $accountId, from: $from, to: $to, onlyFailed: $onlyFailed) {\n      queued\n      onlyFailed\n    }\n  }\n": typeof types.ReplayNotificationsDocument,
+    "\n  query ReplayLog($accountId: ID!) {\n    notificationDeliveries(accountId: $accountId, first: 50) {\n      edges {\n        node {\n          id\n          webhookId\n          status\n          replayOf\n          createdAt\n        }\n      }\n    }\n  }\n": typeof types.ReplayLogDocument,
+    "\n  mutation RotateNotificationKey($accountId: ID!, $authKey: String, $overlapSeconds: Int) {\n    rotateNotificationKey(\n      accountId: $accountId\n      authKey: $authKey\n      overlapSeconds: $overlapSeconds\n    ) {\n      authKey\n      registration {\n        previousKeyUntil\n      }\n    }\n  }\n": typeof types.RotateNotificationKeyDocument,
+    "\n  mutation RetirePreviousNotificationKey($accountId: ID!) {\n    retirePreviousNotificationKey(accountId: $accountId) {\n      previousKeyUntil\n    }\n  }\n": typeof types.RetirePreviousNotificationKeyDocument,
     "\n  mutation PoisonSendTest($accountId: ID!) {\n    sendTestNotification(accountId: $accountId) {\n      webhookId\n    }\n  }\n": typeof types.PoisonSendTestDocument,
     "\n  fragment ZonesFields on AccessoryZones {\n    accessoryId\n    lastModified\n    zones {\n      id\n      name\n      color\n      vertices {\n        x\n        y\n      }\n    }\n  }\n": typeof types.ZonesFieldsFragmentDoc,
     "\n  mutation SaveZones($accessoryId: ID!, $zones: [ZoneInput!]!) {\n    saveZones(accessoryId: $accessoryId, zones: $zones) {\n      ...ZonesFields\n    }\n  }\n": typeof types.SaveZonesDocument,
@@ -82,6 +87,7 @@ const documents: Documents = {
     "\n  mutation MediaDeleteAccount($accountId: ID!) {\n    deleteAccount(accountId: $accountId)\n  }\n": types.MediaDeleteAccountDocument,
     "\n  query MediaOfTwoPages($a: ID!, $b: ID!) {\n    a: accessory(id: $a) {\n      activities(first: 10) {\n        edges {\n          node {\n            activityId\n            media {\n              image\n              mp4\n            }\n          }\n        }\n      }\n    }\n    b: accessory(id: $b) {\n      activities(first: 10) {\n        edges {\n          node {\n            activityId\n            media {\n              image\n            }\n          }\n        }\n      }\n    }\n  }\n": types.MediaOfTwoPagesDocument,
     "\n  mutation UpdateWithMedia($accessoryId: ID!, $activityId: String!) {\n    updateActivity(\n      accessoryId: $accessoryId\n      activityId: $activityId\n      input: { relevanceLevel: 2 }\n    ) {\n      activityId\n      relevanceLevel\n      media {\n        image\n      }\n    }\n  }\n": types.UpdateWithMediaDocument,
+    "\n  query Ed25519Registration($accountId: ID!) {\n    notificationRegistration(accountId: $accountId) {\n      signing\n      publicKey\n    }\n  }\n": types.Ed25519RegistrationDocument,
     "\n  query HealthOfRegistration($accountId: ID!) {\n    notificationRegistration(accountId: $accountId) {\n      maxPerSecond\n      state\n      failingSince\n      disabledAt\n      disabledReason\n    }\n  }\n": types.HealthOfRegistrationDocument,
     "\n  mutation EnableNotifications($accountId: ID!) {\n    enableNotifications(accountId: $accountId) {\n      state\n      failingSince\n      disabledReason\n    }\n  }\n": types.EnableNotificationsDocument,
     "\n  subscription RegistrationEvents($accountId: ID!) {\n    accountEvents(accountId: $accountId, eventTypes: [receiver_disabled, receiver_enabled]) {\n      eventId\n      accountId\n      accessoryId\n      eventType\n      eventData\n      occurredAt\n    }\n  }\n": types.RegistrationEventsDocument,
@@ -94,6 +100,10 @@ const documents: Documents = {
     "\n  mutation ReportMotion(\n    $accessoryId: ID!\n    $state: MotionState!\n    $at: DateTime\n    $motionZones: [String!]\n  ) {\n    reportMotion(accessoryId: $accessoryId, state: $state, at: $at, motionZones: $motionZones) {\n      eventId\n      eventType\n      accessoryId\n      motionZones\n      timestamp\n    }\n  }\n": types.ReportMotionDocument,
     "\n  mutation UpdateActivityForNotifications(\n    $accessoryId: ID!\n    $activityId: String!\n    $input: UpdateActivityInput!\n  ) {\n    updateActivity(accessoryId: $accessoryId, activityId: $activityId, input: $input) {\n      activityId\n      relevanceLevel\n    }\n  }\n": types.UpdateActivityForNotificationsDocument,
     "\n  mutation DeleteAccountForNotifications($accountId: ID!) {\n    deleteAccount(accountId: $accountId)\n  }\n": types.DeleteAccountForNotificationsDocument,
+    "\n  mutation ReplayNotifications(\n    $accountId: ID!\n    $from: DateTime!\n    $to: DateTime!\n    $onlyFailed: Boolean\n  ) {\n    replayNotifications(accountId: $accountId, from: $from, to: $to, onlyFailed: $onlyFailed) {\n      queued\n      onlyFailed\n    }\n  }\n": types.ReplayNotificationsDocument,
+    "\n  query ReplayLog($accountId: ID!) {\n    notificationDeliveries(accountId: $accountId, first: 50) {\n      edges {\n        node {\n          id\n          webhookId\n          status\n          replayOf\n          createdAt\n        }\n      }\n    }\n  }\n": types.ReplayLogDocument,
+    "\n  mutation RotateNotificationKey($accountId: ID!, $authKey: String, $overlapSeconds: Int) {\n    rotateNotificationKey(\n      accountId: $accountId\n      authKey: $authKey\n      overlapSeconds: $overlapSeconds\n    ) {\n      authKey\n      registration {\n        previousKeyUntil\n      }\n    }\n  }\n": types.RotateNotificationKeyDocument,
+    "\n  mutation RetirePreviousNotificationKey($accountId: ID!) {\n    retirePreviousNotificationKey(accountId: $accountId) {\n      previousKeyUntil\n    }\n  }\n": types.RetirePreviousNotificationKeyDocument,
     "\n  mutation PoisonSendTest($accountId: ID!) {\n    sendTestNotification(accountId: $accountId) {\n      webhookId\n    }\n  }\n": types.PoisonSendTestDocument,
     "\n  fragment ZonesFields on AccessoryZones {\n    accessoryId\n    lastModified\n    zones {\n      id\n      name\n      color\n      vertices {\n        x\n        y\n      }\n    }\n  }\n": types.ZonesFieldsFragmentDoc,
     "\n  mutation SaveZones($accessoryId: ID!, $zones: [ZoneInput!]!) {\n    saveZones(accessoryId: $accessoryId, zones: $zones) {\n      ...ZonesFields\n    }\n  }\n": types.SaveZonesDocument,
@@ -215,6 +225,10 @@ export function graphql(source: "\n  mutation UpdateWithMedia($accessoryId: ID!,
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
+export function graphql(source: "\n  query Ed25519Registration($accountId: ID!) {\n    notificationRegistration(accountId: $accountId) {\n      signing\n      publicKey\n    }\n  }\n"): (typeof documents)["\n  query Ed25519Registration($accountId: ID!) {\n    notificationRegistration(accountId: $accountId) {\n      signing\n      publicKey\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
 export function graphql(source: "\n  query HealthOfRegistration($accountId: ID!) {\n    notificationRegistration(accountId: $accountId) {\n      maxPerSecond\n      state\n      failingSince\n      disabledAt\n      disabledReason\n    }\n  }\n"): (typeof documents)["\n  query HealthOfRegistration($accountId: ID!) {\n    notificationRegistration(accountId: $accountId) {\n      maxPerSecond\n      state\n      failingSince\n      disabledAt\n      disabledReason\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
@@ -260,6 +274,22 @@ export function graphql(source: "\n  mutation UpdateActivityForNotifications(\n 
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation DeleteAccountForNotifications($accountId: ID!) {\n    deleteAccount(accountId: $accountId)\n  }\n"): (typeof documents)["\n  mutation DeleteAccountForNotifications($accountId: ID!) {\n    deleteAccount(accountId: $accountId)\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ReplayNotifications(\n    $accountId: ID!\n    $from: DateTime!\n    $to: DateTime!\n    $onlyFailed: Boolean\n  ) {\n    replayNotifications(accountId: $accountId, from: $from, to: $to, onlyFailed: $onlyFailed) {\n      queued\n      onlyFailed\n    }\n  }\n"): (typeof documents)["\n  mutation ReplayNotifications(\n    $accountId: ID!\n    $from: DateTime!\n    $to: DateTime!\n    $onlyFailed: Boolean\n  ) {\n    replayNotifications(accountId: $accountId, from: $from, to: $to, onlyFailed: $onlyFailed) {\n      queued\n      onlyFailed\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ReplayLog($accountId: ID!) {\n    notificationDeliveries(accountId: $accountId, first: 50) {\n      edges {\n        node {\n          id\n          webhookId\n          status\n          replayOf\n          createdAt\n        }\n      }\n    }\n  }\n"): (typeof documents)["\n  query ReplayLog($accountId: ID!) {\n    notificationDeliveries(accountId: $accountId, first: 50) {\n      edges {\n        node {\n          id\n          webhookId\n          status\n          replayOf\n          createdAt\n        }\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RotateNotificationKey($accountId: ID!, $authKey: String, $overlapSeconds: Int) {\n    rotateNotificationKey(\n      accountId: $accountId\n      authKey: $authKey\n      overlapSeconds: $overlapSeconds\n    ) {\n      authKey\n      registration {\n        previousKeyUntil\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation RotateNotificationKey($accountId: ID!, $authKey: String, $overlapSeconds: Int) {\n    rotateNotificationKey(\n      accountId: $accountId\n      authKey: $authKey\n      overlapSeconds: $overlapSeconds\n    ) {\n      authKey\n      registration {\n        previousKeyUntil\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RetirePreviousNotificationKey($accountId: ID!) {\n    retirePreviousNotificationKey(accountId: $accountId) {\n      previousKeyUntil\n    }\n  }\n"): (typeof documents)["\n  mutation RetirePreviousNotificationKey($accountId: ID!) {\n    retirePreviousNotificationKey(accountId: $accountId) {\n      previousKeyUntil\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

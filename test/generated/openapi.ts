@@ -140,6 +140,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/accounts/{accountId}/notifications/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Rotates the key of the calling client's registration; the previous key signs too for overlapSeconds */
+        post: operations["rotateNotificationKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/accounts/{accountId}/notifications/retire-previous-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Ends the overlap of the last rotation now: only the current key signs from the next attempt on */
+        post: operations["retirePreviousNotificationKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/accounts/{accountId}/notifications/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Queues the events of a time range sent to the calling client's receiver again, in order, with their original webhook-ids */
+        post: operations["replayNotifications"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/event-types": {
         parameters: {
             query?: never;
@@ -952,6 +1003,12 @@ export interface components {
             failingSince: components["schemas"]["Timestamp"] | null;
             disabledAt: components["schemas"]["Timestamp"] | null;
             disabledReason: string | null;
+            /** @description Until when the previous key signs too (a second v1 signature), after a rotation with an overlap; null: only the current key signs */
+            previousKeyUntil: components["schemas"]["Timestamp"] | null;
+            /** @enum {string} */
+            signing: "hmac-sha256" | "ed25519";
+            /** @description ed25519: the public key that verifies the v1a signatures, whpk_ + base64 of its raw 32 bytes (a rotation replaces it); null for hmac-sha256 */
+            publicKey: string | null;
             createdAt: components["schemas"]["Timestamp"];
             updatedAt: components["schemas"]["Timestamp"];
         };
@@ -973,9 +1030,76 @@ export interface components {
             filter?: string | null;
             /** @description At most this many notifications per second start towards the receiver; the rest wait (none is dropped for it); null or left out: no limit */
             maxPerSecond?: number | null;
+            /**
+             * @description How webhook-signature is signed: hmac-sha256 (v1, keyed with authKey; the default) or ed25519 (v1a, with a key pair the service generates; the answer publishes publicKey). authKey keys X-Vendor-Verify either way
+             * @enum {string}
+             */
+            signing?: "hmac-sha256" | "ed25519";
         };
         /** @description Nothing: `{}` or an empty body */
         EnableNotificationsInput: Record<string, never>;
+        NotificationKeyRotation: {
+            accountId: components["schemas"]["Uuid"];
+            /** @description The OAuth client the registration belongs to */
+            clientId: string;
+            url: string;
+            eventTypes: ("activity_created" | "activity_updated" | "activity_finished" | "activity_media_ready" | "motion_started" | "motion_ended" | "account_deleted" | "receiver_disabled" | "receiver_enabled" | "delivery_exhausted")[];
+            userData: {
+                [key: string]: unknown;
+            } | null;
+            /** @description The filter as registered; null: none */
+            filter: string | null;
+            maxPerSecond: number | null;
+            /**
+             * @description disabled: the receiver failed every attempt for WEBHOOK_DISABLE_AFTER_HOURS; nothing is sent until it is registered again or enabled
+             * @enum {string}
+             */
+            state: "active" | "disabled";
+            /** @description Since when every attempt failed; null: the last attempt succeeded, or none yet */
+            failingSince: components["schemas"]["Timestamp"] | null;
+            disabledAt: components["schemas"]["Timestamp"] | null;
+            disabledReason: string | null;
+            /** @description Until when the previous key signs too (a second v1 signature), after a rotation with an overlap; null: only the current key signs */
+            previousKeyUntil: components["schemas"]["Timestamp"] | null;
+            /** @enum {string} */
+            signing: "hmac-sha256" | "ed25519";
+            /** @description ed25519: the public key that verifies the v1a signatures, whpk_ + base64 of its raw 32 bytes (a rotation replaces it); null for hmac-sha256 */
+            publicKey: string | null;
+            createdAt: components["schemas"]["Timestamp"];
+            updatedAt: components["schemas"]["Timestamp"];
+            /** @description The generated key, when none was given: shown here only, never again */
+            authKey?: string;
+        };
+        RotateNotificationKeyInput: {
+            /** @description The new key; left out: one is generated and answered in this response only */
+            authKey?: string;
+            /** @description How long the previous key signs too (default 86400); 0: it is retired at once. A rotation during an overlap retires the key before the current one */
+            overlapSeconds?: number;
+        };
+        /** @description Nothing: `{}` or an empty body */
+        RetirePreviousNotificationKeyInput: Record<string, never>;
+        /** @description Each replay is a new delivery in the delivery log whose replayOf names the delivery it replays. More than WEBHOOK_REPLAY_MAX (default 10000) in the range: 400 with details.count and details.max, nothing queued */
+        NotificationReplay: {
+            /** @description How many notifications were queued again */
+            queued: number;
+            from: components["schemas"]["Timestamp"];
+            to: components["schemas"]["Timestamp"];
+            onlyFailed: boolean;
+        };
+        ReplayNotificationsInput: {
+            /**
+             * Format: date-time
+             * @description Inclusive
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description Exclusive; later than from
+             */
+            to: string;
+            /** @description Only the events whose last delivery was discarded, gone or dropped; default false (every one not pending) */
+            onlyFailed?: boolean;
+        };
         EventTypes: components["schemas"]["EventTypeDescription"][];
         EventTypeDescription: {
             eventType: string;
@@ -1839,6 +1963,108 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["NotificationRegistration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            default: components["responses"]["Error"];
+        };
+    };
+    rotateNotificationKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The caller's own account id, or `self` */
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RotateNotificationKeyInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationKeyRotation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            default: components["responses"]["Error"];
+        };
+    };
+    retirePreviousNotificationKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The caller's own account id, or `self` */
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RetirePreviousNotificationKeyInput"];
+            };
+        };
+        responses: {
+            /** @description The calling client's receiver on the account; the authKey is never returned */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationRegistration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            default: components["responses"]["Error"];
+        };
+    };
+    replayNotifications: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The caller's own account id, or `self` */
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReplayNotificationsInput"];
+            };
+        };
+        responses: {
+            /** @description Each replay is a new delivery in the delivery log whose replayOf names the delivery it replays. More than WEBHOOK_REPLAY_MAX (default 10000) in the range: 400 with details.count and details.max, nothing queued */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationReplay"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4192,9 +4418,9 @@ export interface operations {
                 "webhook-id": string;
                 /** @description Unix seconds of this attempt */
                 "webhook-timestamp": string;
-                /** @description `v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey */
+                /** @description `v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey; for a registration with signing ed25519, `v1a,` + base64 of the ed25519 signature of the same, verified with its publicKey. During a key rotation's overlap, two space-separated signatures, the new key's first */
                 "webhook-signature": string;
-                /** @description Legacy: base64 of the HMAC-SHA256 of the body alone; it signs no time and no id, prefer webhook-signature */
+                /** @description Legacy: base64 of the HMAC-SHA256 of the body alone, keyed with the authKey (the new one from a rotation on); it signs no time and no id, prefer webhook-signature */
                 "X-Vendor-Verify": string;
             };
             path?: never;
@@ -4237,9 +4463,9 @@ export interface operations {
                 "webhook-id": string;
                 /** @description Unix seconds of this attempt */
                 "webhook-timestamp": string;
-                /** @description `v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey */
+                /** @description `v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey; for a registration with signing ed25519, `v1a,` + base64 of the ed25519 signature of the same, verified with its publicKey. During a key rotation's overlap, two space-separated signatures, the new key's first */
                 "webhook-signature": string;
-                /** @description Legacy: base64 of the HMAC-SHA256 of the body alone; it signs no time and no id, prefer webhook-signature */
+                /** @description Legacy: base64 of the HMAC-SHA256 of the body alone, keyed with the authKey (the new one from a rotation on); it signs no time and no id, prefer webhook-signature */
                 "X-Vendor-Verify": string;
             };
             path?: never;
@@ -4282,9 +4508,9 @@ export interface operations {
                 "webhook-id": string;
                 /** @description Unix seconds of this attempt */
                 "webhook-timestamp": string;
-                /** @description `v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey */
+                /** @description `v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey; for a registration with signing ed25519, `v1a,` + base64 of the ed25519 signature of the same, verified with its publicKey. During a key rotation's overlap, two space-separated signatures, the new key's first */
                 "webhook-signature": string;
-                /** @description Legacy: base64 of the HMAC-SHA256 of the body alone; it signs no time and no id, prefer webhook-signature */
+                /** @description Legacy: base64 of the HMAC-SHA256 of the body alone, keyed with the authKey (the new one from a rotation on); it signs no time and no id, prefer webhook-signature */
                 "X-Vendor-Verify": string;
             };
             path?: never;
@@ -4327,9 +4553,9 @@ export interface operations {
                 "webhook-id": string;
                 /** @description Unix seconds of this attempt */
                 "webhook-timestamp": string;
-                /** @description `v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey */
+                /** @description `v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey; for a registration with signing ed25519, `v1a,` + base64 of the ed25519 signature of the same, verified with its publicKey. During a key rotation's overlap, two space-separated signatures, the new key's first */
                 "webhook-signature": string;
-                /** @description Legacy: base64 of the HMAC-SHA256 of the body alone; it signs no time and no id, prefer webhook-signature */
+                /** @description Legacy: base64 of the HMAC-SHA256 of the body alone, keyed with the authKey (the new one from a rotation on); it signs no time and no id, prefer webhook-signature */
                 "X-Vendor-Verify": string;
             };
             path?: never;
@@ -4372,9 +4598,9 @@ export interface operations {
                 "webhook-id": string;
                 /** @description Unix seconds of this attempt */
                 "webhook-timestamp": string;
-                /** @description `v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey */
+                /** @description `v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey; for a registration with signing ed25519, `v1a,` + base64 of the ed25519 signature of the same, verified with its publicKey. During a key rotation's overlap, two space-separated signatures, the new key's first */
                 "webhook-signature": string;
-                /** @description Legacy: base64 of the HMAC-SHA256 of the body alone; it signs no time and no id, prefer webhook-signature */
+                /** @description Legacy: base64 of the HMAC-SHA256 of the body alone, keyed with the authKey (the new one from a rotation on); it signs no time and no id, prefer webhook-signature */
                 "X-Vendor-Verify": string;
             };
             path?: never;
@@ -4417,9 +4643,9 @@ export interface operations {
                 "webhook-id": string;
                 /** @description Unix seconds of this attempt */
                 "webhook-timestamp": string;
-                /** @description `v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey */
+                /** @description `v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey; for a registration with signing ed25519, `v1a,` + base64 of the ed25519 signature of the same, verified with its publicKey. During a key rotation's overlap, two space-separated signatures, the new key's first */
                 "webhook-signature": string;
-                /** @description Legacy: base64 of the HMAC-SHA256 of the body alone; it signs no time and no id, prefer webhook-signature */
+                /** @description Legacy: base64 of the HMAC-SHA256 of the body alone, keyed with the authKey (the new one from a rotation on); it signs no time and no id, prefer webhook-signature */
                 "X-Vendor-Verify": string;
             };
             path?: never;
@@ -4462,9 +4688,9 @@ export interface operations {
                 "webhook-id": string;
                 /** @description Unix seconds of this attempt */
                 "webhook-timestamp": string;
-                /** @description `v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey */
+                /** @description `v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey; for a registration with signing ed25519, `v1a,` + base64 of the ed25519 signature of the same, verified with its publicKey. During a key rotation's overlap, two space-separated signatures, the new key's first */
                 "webhook-signature": string;
-                /** @description Legacy: base64 of the HMAC-SHA256 of the body alone; it signs no time and no id, prefer webhook-signature */
+                /** @description Legacy: base64 of the HMAC-SHA256 of the body alone, keyed with the authKey (the new one from a rotation on); it signs no time and no id, prefer webhook-signature */
                 "X-Vendor-Verify": string;
             };
             path?: never;
@@ -4507,9 +4733,9 @@ export interface operations {
                 "webhook-id": string;
                 /** @description Unix seconds of this attempt */
                 "webhook-timestamp": string;
-                /** @description `v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey */
+                /** @description `v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey; for a registration with signing ed25519, `v1a,` + base64 of the ed25519 signature of the same, verified with its publicKey. During a key rotation's overlap, two space-separated signatures, the new key's first */
                 "webhook-signature": string;
-                /** @description Legacy: base64 of the HMAC-SHA256 of the body alone; it signs no time and no id, prefer webhook-signature */
+                /** @description Legacy: base64 of the HMAC-SHA256 of the body alone, keyed with the authKey (the new one from a rotation on); it signs no time and no id, prefer webhook-signature */
                 "X-Vendor-Verify": string;
             };
             path?: never;
@@ -4552,9 +4778,9 @@ export interface operations {
                 "webhook-id": string;
                 /** @description Unix seconds of this attempt */
                 "webhook-timestamp": string;
-                /** @description `v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey */
+                /** @description `v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey; for a registration with signing ed25519, `v1a,` + base64 of the ed25519 signature of the same, verified with its publicKey. During a key rotation's overlap, two space-separated signatures, the new key's first */
                 "webhook-signature": string;
-                /** @description Legacy: base64 of the HMAC-SHA256 of the body alone; it signs no time and no id, prefer webhook-signature */
+                /** @description Legacy: base64 of the HMAC-SHA256 of the body alone, keyed with the authKey (the new one from a rotation on); it signs no time and no id, prefer webhook-signature */
                 "X-Vendor-Verify": string;
             };
             path?: never;
@@ -4597,9 +4823,9 @@ export interface operations {
                 "webhook-id": string;
                 /** @description Unix seconds of this attempt */
                 "webhook-timestamp": string;
-                /** @description `v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey */
+                /** @description `v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey; for a registration with signing ed25519, `v1a,` + base64 of the ed25519 signature of the same, verified with its publicKey. During a key rotation's overlap, two space-separated signatures, the new key's first */
                 "webhook-signature": string;
-                /** @description Legacy: base64 of the HMAC-SHA256 of the body alone; it signs no time and no id, prefer webhook-signature */
+                /** @description Legacy: base64 of the HMAC-SHA256 of the body alone, keyed with the authKey (the new one from a rotation on); it signs no time and no id, prefer webhook-signature */
                 "X-Vendor-Verify": string;
             };
             path?: never;
@@ -4642,9 +4868,9 @@ export interface operations {
                 "webhook-id": string;
                 /** @description Unix seconds of this attempt */
                 "webhook-timestamp": string;
-                /** @description `v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey */
+                /** @description `v1,` + base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of the authKey; for a registration with signing ed25519, `v1a,` + base64 of the ed25519 signature of the same, verified with its publicKey. During a key rotation's overlap, two space-separated signatures, the new key's first */
                 "webhook-signature": string;
-                /** @description Legacy: base64 of the HMAC-SHA256 of the body alone; it signs no time and no id, prefer webhook-signature */
+                /** @description Legacy: base64 of the HMAC-SHA256 of the body alone, keyed with the authKey (the new one from a rotation on); it signs no time and no id, prefer webhook-signature */
                 "X-Vendor-Verify": string;
             };
             path?: never;

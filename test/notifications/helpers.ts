@@ -46,15 +46,27 @@ export const accept: Responder = (_r, res) => {
   res.writeHead(204).end();
 };
 
+/** What a receiver verifies with: the authKey, and an ed25519 registration's publicKey. */
+export interface ReceiverKeys {
+  authKey: string;
+  /** `whpk_...`: webhook-signature is verified with it (v1a), X-Vendor-Verify with authKey. */
+  publicKey?: string;
+}
+
 /**
  * A loopback receiver on 127.0.0.1 that verifies every notification with `authKey` (a bad
  * signature is answered 401 and still recorded), checks a verified one against the event
- * catalog (test/helpers/catalog.ts), then lets `respond` answer.
+ * catalog (test/helpers/catalog.ts), then lets `respond` answer. `authKey` may be a function:
+ * the keys it holds at each request (a receiver whose key is rotated, or an ed25519 one).
  */
 export async function startReceiver(
-  authKey: string,
+  authKey: string | (() => string | ReceiverKeys),
   respond: Responder = accept,
 ): Promise<Receiver> {
+  const keysNow = (): ReceiverKeys => {
+    const keys = typeof authKey === 'string' ? authKey : authKey();
+    return typeof keys === 'string' ? { authKey: keys } : keys;
+  };
   const receiver: Receiver = {
     url: '',
     port: 0,
@@ -87,14 +99,15 @@ export async function startReceiver(
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const raw = Buffer.concat(chunks);
+      const keys = keysNow();
       const { 'x-vendor-verify': vendor, ...standardHeaders } = req.headers;
       const receipt: Receipt = {
         webhookId: String(req.headers['webhook-id'] ?? ''),
         headers: req.headers,
         raw,
         body: safeJson(raw),
-        standard: verifyNotification(raw, standardHeaders, authKey).ok,
-        vendor: verifyNotification(raw, { 'x-vendor-verify': vendor }, authKey, {
+        standard: verifyNotification(raw, standardHeaders, keys.publicKey ?? keys.authKey).ok,
+        vendor: verifyNotification(raw, { 'x-vendor-verify': vendor }, keys.authKey, {
           allowLegacyVendorHeader: true,
         }).ok,
         at: Date.now(),

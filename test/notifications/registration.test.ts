@@ -54,6 +54,9 @@ describe.each(backends)('notification registration on %s', (backend) => {
       failingSince: null,
       disabledAt: null,
       disabledReason: null,
+      previousKeyUntil: null,
+      signing: 'hmac-sha256',
+      publicKey: null,
       createdAt: expect.stringMatching(/Z$/),
       updatedAt: expect.stringMatching(/Z$/),
     });

@@ -88,7 +88,8 @@ function fakeLookup(names: Record<string, string[] | Error | 'hang'>): typeof dn
   }) as typeof dnsLookup;
 }
 
-const deliver = (target: Sender, url: string) => target.send({ url, body, authKey, webhookId });
+const deliver = (target: Sender, url: string) =>
+  target.send({ url, body, keys: { authKey }, webhookId });
 
 describe('sender', () => {
   it('delivers the exact body with all headers, verifiable in both schemes', async () => {

@@ -25,7 +25,7 @@ const hmac = (data: string | Buffer, key = authKey) =>
 const headers = (overrides: { body?: Buffer; key?: string; timestamp?: number } = {}) =>
   notificationHeaders({
     body: overrides.body ?? body,
-    authKey: overrides.key ?? authKey,
+    keys: { authKey: overrides.key ?? authKey },
     webhookId,
     timestamp: overrides.timestamp ?? timestamp,
     userAgent: 'clipgate-webhooks/0.1',

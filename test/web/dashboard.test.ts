@@ -251,9 +251,27 @@ describe.runIf(browserSuiteRuns('dashboard browser test'))('dashboard in Chromiu
     await health.getByText('disabled').waitFor();
     expect(await health.textContent()).toContain('every attempt failed for 72 hours');
     expect(await health.textContent()).toContain('at most 5 per second');
+    expect(await health.textContent()).toContain('signed hmac-sha256');
+    expect(await health.textContent()).not.toContain('key rotation');
     await health.getByRole('button', { name: 'Enable' }).click();
     await health.getByText('healthy').waitFor();
     expect(await health.textContent()).toMatch(/^Health: active/);
+    // Its signing mode, and a rotation's overlap while one is on.
+    const rotated = await rest(t.url, token, 'POST', '/api/accounts/self/notifications/rotate', {
+      overlapSeconds: 3600,
+    });
+    expect(rotated.status).toBe(200);
+    const ed25519 = await rest(t.url, token, 'PUT', '/api/accounts/self/notifications', {
+      url: 'https://hooks.example.com/clipgate',
+      authKey: 'dashboard-receiver-key-0123',
+      eventTypes: ['activity_created'],
+      signing: 'ed25519',
+    });
+    await rest(t.url, token, 'POST', '/api/accounts/self/notifications/rotate', {});
+    await page.getByRole('button', { name: 'Refresh delivery log' }).click();
+    await health.getByText('key rotation').waitFor();
+    expect(await health.textContent()).toContain('signed ed25519 (public key whpk_');
+    expect(await health.textContent()).not.toContain(ed25519.body.publicKey); // rotated since
     // The operational event of it arrives live.
     const enabled = page.locator('#receiver-events li[data-event-type="receiver_enabled"]');
     await enabled.waitFor();

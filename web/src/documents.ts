@@ -165,6 +165,9 @@ export const Notifications = graphql(`
       state
       failingSince
       disabledReason
+      signing
+      publicKey
+      previousKeyUntil
     }
     notificationDeliveries(accountId: $accountId, first: 20) {
       edges {

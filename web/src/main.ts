@@ -514,12 +514,18 @@ function onEvent(accessoryId: string, event: LiveEvent): void {
 
 const redeliverable = new Set(['discarded', 'gone', 'dropped']);
 
-/** The receiver's health: its state (with why and since when), its rate limit, and Enable. */
+/**
+ * The receiver's health: its state (with why and since when), its rate limit, how it is signed
+ * (with a rotation's overlap, if one is on), and Enable.
+ */
 function receiverHealth(reg: {
   state: string;
   maxPerSecond?: number | null;
   failingSince?: string | null;
   disabledReason?: string | null;
+  signing?: string;
+  publicKey?: string | null;
+  previousKeyUntil?: string | null;
 }): HTMLElement {
   const parts = [
     h('strong', { class: `receiver-state ${reg.state}`, text: reg.state }),
@@ -529,6 +535,10 @@ function receiverHealth(reg: {
         ? ` – failing since ${formatTime(reg.failingSince)}`
         : ' – healthy',
     `; ${reg.maxPerSecond ? `at most ${reg.maxPerSecond} per second` : 'no rate limit'}`,
+    `; signed ${reg.signing ?? 'hmac-sha256'}${reg.publicKey ? ` (public key ${reg.publicKey})` : ''}`,
+    reg.previousKeyUntil
+      ? `; key rotation: the previous key signs too until ${formatTime(reg.previousKeyUntil)}`
+      : '',
   ];
   const line = h('p', { id: 'receiver-health' }, 'Health: ', ...parts);
   if (reg.state === 'disabled') {

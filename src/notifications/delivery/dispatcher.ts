@@ -19,7 +19,7 @@ import { dispatcherPool } from './queue/pool.ts';
 import { nextDueMs, queueStats } from './queue/reads.ts';
 import type { ClaimedDelivery } from './queue/types.ts';
 import { call, handle, prepare, record, type StageContext } from './stages.ts';
-import { ReceiverThrottle } from './throttle.ts';
+import { OriginPauses, ReceiverThrottle } from './throttle.ts';
 import { claimBackoffMs, untilNextDue, Wakeups } from './wakeups.ts';
 
 /**
@@ -91,6 +91,7 @@ export class Dispatcher {
   readonly #recorder: OutcomeRecorder;
   readonly #stages: StageContext;
   readonly #throttle: ReceiverThrottle;
+  readonly #pauses = new OriginPauses();
   readonly #health: ReceiverHealth;
   readonly #tasks = new Set<Promise<void>>();
   #started = false;
@@ -136,7 +137,9 @@ export class Dispatcher {
       sender: this.#sender,
       recorder: this.#recorder,
       gone: this.#gone,
+      pauses: this.#pauses,
       retryDelaysMs: options.webhook.retryDelaysMs,
+      clock: options.clock,
       logger: this.#logger,
       metrics: this.#metrics,
     };
@@ -338,6 +341,14 @@ export class Dispatcher {
     let result: AttemptResult;
     let startedAt = new Date();
     if ('request' in prepared) {
+      // Its origin said "slow down": back in the queue until the pause ends.
+      const pausedMs = this.#pauses.remaining(delivery.origin);
+      if (pausedMs > 0) {
+        release();
+        await this.#handBack([delivery], pausedMs);
+        this.#expectDue(pausedMs);
+        return;
+      }
       const gate = await this.#throttle.admit(delivery);
       if ('deferMs' in gate) {
         release();
@@ -352,7 +363,9 @@ export class Dispatcher {
     } else {
       result = prepared.unsent;
     }
-    const next = await handle(this.#stages, delivery, result);
+    const handled = await handle(this.#stages, delivery, result);
+    const { next } = handled;
+    result = handled.result;
     await this.#health.observe(delivery, result);
     // The slot frees once handled (a 410's registration is gone by now, so the slot claims
     // nothing more for it); the delivery stays leased until its outcome is written.

@@ -4,6 +4,7 @@
  * see signing.ts), how its answer is classified, and the retry decision. See docs/decisions.md,
  * "Notifications".
  */
+import type { AttemptKeys } from '../signing.ts';
 
 /** A delivery's state in the queue and the log. */
 export type DeliveryState = 'pending' | 'delivered' | 'discarded' | 'gone' | 'dropped';
@@ -32,13 +33,15 @@ export interface AttemptResult {
   errorMessage: string | null;
   durationMs: number;
   responseSnippet: string;
+  /** The answer's `Retry-After` header as sent, if any. */
+  retryAfter?: string | undefined;
 }
 
-/** What one attempt sends (the sender signs it when it sends it). */
+/** What one attempt sends (the sender signs it with `keys` when it sends it). */
 export interface AttemptRequest {
   url: string;
   body: Uint8Array;
-  authKey: string;
+  keys: AttemptKeys;
   webhookId: string;
   /** W3C trace context sent as the `traceparent` header (only while tracing is on). */
   traceparent?: string;
@@ -80,13 +83,17 @@ function notificationBody(
 export const webhookIdOf = (d: Pick<DeliveryContent, 'kind' | 'id' | 'event_id'>): string =>
   d.kind === 'test' || d.event_id === null ? `test_${d.id}` : d.event_id;
 
-/** The request of one attempt at a delivery, with the receiver's key (opened). */
-export const attemptRequest = (d: DeliveryContent, authKey: string): AttemptRequest => ({
+/** The request of one attempt at a delivery, with the receiver's keys (opened). */
+export const attemptRequest = (d: DeliveryContent, keys: AttemptKeys): AttemptRequest => ({
   url: d.url,
   body: notificationBody(d),
-  authKey,
+  keys,
   webhookId: webhookIdOf(d),
 });
+
+/** Whether a rotation's previous key still signs at `now`: until the end of its overlap. */
+export const previousKeySigns = (until: Date | null, now: Date): boolean =>
+  until !== null && until.getTime() > now.getTime();
 
 /** The result of an attempt that was not sent: this instance cannot open the receiver's key. */
 export const keyUnavailable = (): AttemptResult => ({
@@ -105,20 +112,62 @@ export type NextStep =
   | { state: 'pending'; delayMs: number }
   | { state: 'discarded' };
 
+/** The answers by which a receiver says "slow down" (docs/api.md, Flow control). */
+export const SLOW_DOWN_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
+/** The longest a receiver's `Retry-After` holds its origin back: 10 minutes. */
+export const RETRY_AFTER_MAX_MS = 10 * 60_000;
+
+const HTTP_DATE = /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/;
+
+/**
+ * A `Retry-After` value as milliseconds from `now` (ms): delay-seconds or an HTTP date (a past
+ * date is 0); undefined when absent or malformed.
+ */
+export function parseRetryAfter(value: string | undefined, now: number): number | undefined {
+  const text = value?.trim();
+  if (text === undefined) return undefined;
+  if (/^\d{1,9}$/.test(text)) return Number(text) * 1000;
+  if (!HTTP_DATE.test(text)) return undefined;
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+/**
+ * How long a receiver that said "slow down" (SLOW_DOWN_STATUSES) is left alone: what its
+ * `Retry-After` asks, else `fallbackMs` (the retry's own delay), at most RETRY_AFTER_MAX_MS;
+ * undefined for any other outcome.
+ */
+export function slowDownMs(
+  result: Pick<AttemptResult, 'status' | 'retryAfter'>,
+  now: number,
+  fallbackMs: number,
+): number | undefined {
+  if (result.status === null || !SLOW_DOWN_STATUSES.has(result.status)) return undefined;
+  return Math.min(parseRetryAfter(result.retryAfter, now) ?? fallbackMs, RETRY_AFTER_MAX_MS);
+}
+
+/** What the delivery log says of a "slow down": the answer and how long the origin waits. */
+export const slowDownNote = (result: Pick<AttemptResult, 'status' | 'retryAfter'>, ms: number) =>
+  `slow down: HTTP ${result.status}${result.retryAfter === undefined ? '' : ` with Retry-After: ${result.retryAfter}`}; ` +
+  `this receiver's origin gets nothing for ${Math.ceil(ms / 1000)} s`;
+
 /**
  * The retry decision. A 2xx is delivered and a 410 gone; every other outcome (3xx, other 4xx,
  * 5xx, timeout, DNS, connect, TLS, blocked_address, key_unavailable) is retried after the
  * `round`-th delay (1-based: the attempt's number in its round), and discarded after the last.
+ * A "slow down" (slowDownMs) is retried no earlier than its Retry-After asks, capped.
  */
 export function nextStep(
-  result: Pick<AttemptResult, 'outcome'>,
+  result: Pick<AttemptResult, 'outcome' | 'status' | 'retryAfter'>,
   round: number,
   retryDelaysMs: readonly number[],
+  now: number,
 ): NextStep {
   if (result.outcome === 'accepted') return { state: 'delivered' };
   if (result.outcome === 'gone') return { state: 'gone' };
   const delayMs = retryDelaysMs[round - 1];
-  return delayMs === undefined ? { state: 'discarded' } : { state: 'pending', delayMs };
+  if (delayMs === undefined) return { state: 'discarded' };
+  return { state: 'pending', delayMs: Math.max(delayMs, slowDownMs(result, now, 0) ?? 0) };
 }
 
 /** The `result` label of the attempt-duration metric: the status class, or the error class. */

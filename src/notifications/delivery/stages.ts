@@ -1,14 +1,19 @@
 import type pg from 'pg';
+import type { Clock } from '../../clock.ts';
 import type { WebhookMetrics } from './metrics.ts';
 import type { Logger } from '../../logger.ts';
 import { inTransaction } from '../../storage/database.ts';
 import { traceAttempt } from './tracing.ts';
 import { secretContext, type SecretBox } from '../secrets.ts';
+import type { AttemptKeys } from '../signing.ts';
 import type { Sender } from '../sender.ts';
 import {
   attemptRequest,
   keyUnavailable,
   nextStep,
+  previousKeySigns,
+  slowDownMs,
+  slowDownNote,
   resultLabel,
   type AttemptRequest,
   type AttemptResult,
@@ -16,6 +21,7 @@ import {
 } from './policy.ts';
 import type { OutcomeRecorder } from './recorder.ts';
 import type { GoneReceivers } from './slots.ts';
+import type { OriginPauses } from './throttle.ts';
 import { dropPending } from './queue/drop-pending.ts';
 import type { ClaimedDelivery, Outcome } from './queue/types.ts';
 
@@ -32,7 +38,11 @@ export interface StageContext {
   sender: Sender;
   recorder: OutcomeRecorder;
   gone: GoneReceivers;
+  /** Origins held back after a "slow down". */
+  pauses: OriginPauses;
   retryDelaysMs: readonly number[];
+  /** Whether a rotation's previous key still signs is read from it. */
+  clock: Clock;
   logger: Logger;
   metrics: WebhookMetrics | undefined;
 }
@@ -40,12 +50,24 @@ export interface StageContext {
 /** What prepare hands to call: a request to send, or the result of an attempt not sent. */
 export type Prepared = { request: AttemptRequest } | { unsent: AttemptResult };
 
-/** prepare: opens the receiver's key and builds the request; a key that does not open is unsent. */
+/**
+ * prepare: opens the receiver's keys (its ed25519 key if it has one, and the previous ones while
+ * a rotation's overlap lasts, by the clock now: the keys of an attempt are those in effect when
+ * it is sent) and builds the request; a key that does not open is unsent.
+ */
 export function prepare(ctx: StageContext, delivery: ClaimedDelivery): Prepared {
-  let authKey: string;
+  let keys: AttemptKeys;
   try {
     const context = secretContext(delivery.account_id, delivery.client_id);
-    authKey = ctx.secrets.open(delivery.auth_key, context);
+    const open = (sealed: string | null) =>
+      sealed === null ? undefined : ctx.secrets.open(sealed, context);
+    const overlap = previousKeySigns(delivery.previous_key_until, ctx.clock.now());
+    keys = {
+      authKey: ctx.secrets.open(delivery.auth_key, context),
+      previousAuthKey: overlap ? open(delivery.previous_auth_key) : undefined,
+      signingKey: open(delivery.signing_key),
+      previousSigningKey: overlap ? open(delivery.previous_signing_key) : undefined,
+    };
   } catch (err) {
     ctx.logger.error(
       { err, deliveryId: delivery.id },
@@ -53,7 +75,7 @@ export function prepare(ctx: StageContext, delivery: ClaimedDelivery): Prepared 
     );
     return { unsent: keyUnavailable() };
   }
-  return { request: attemptRequest(delivery, authKey) };
+  return { request: attemptRequest(delivery, keys) };
 }
 
 /** call: the signed POST (sender.ts), traced in its request's trace; never throws. */
@@ -68,15 +90,21 @@ export const call = (
  * handle: what follows the attempt (policy.ts). Success (a 2xx) is delivered. Failure: a 410
  * removes the registration and drops what is still queued for it, and what this instance holds
  * for it is skipped from now on; anything else is retried after the next delay, or discarded.
+ * A "slow down" (429, 502, 503, 504) also holds the receiver's origin back for its Retry-After
+ * (else the retry's delay), capped, and the result answered says so for the delivery log.
  */
 export async function handle(
   ctx: StageContext,
   delivery: ClaimedDelivery,
   result: AttemptResult,
-): Promise<NextStep> {
-  const next = nextStep(result, delivery.round_attempts + 1, ctx.retryDelaysMs);
+): Promise<{ next: NextStep; result: AttemptResult }> {
+  const now = Date.now();
+  const next = nextStep(result, delivery.round_attempts + 1, ctx.retryDelaysMs, now);
   if (next.state === 'gone') await dropGone(ctx, delivery);
-  return next;
+  const pauseMs = slowDownMs(result, now, next.state === 'pending' ? next.delayMs : 0);
+  if (!pauseMs) return { next, result }; // not a slow down, or one that asks for no pause
+  ctx.pauses.hold(delivery.origin, pauseMs, now);
+  return { next, result: { ...result, errorMessage: slowDownNote(result, pauseMs) } };
 }
 
 async function dropGone(ctx: StageContext, delivery: ClaimedDelivery): Promise<void> {

@@ -145,3 +145,28 @@ export class ReceiverThrottle {
     return limit;
   }
 }
+
+/**
+ * Receiver origins that said "slow down" (policy.ts, slowDownMs), and until when this instance
+ * sends nothing to them: an attempt claimed meanwhile is handed back, due when the pause ends.
+ * Per instance (another instance learns from its own attempts); bounded like the limits.
+ */
+export class OriginPauses {
+  readonly #until = new Map<string, number>();
+
+  /** Holds `origin` back for `ms` from now (a longer pause already set stands). */
+  hold(origin: string, ms: number, now = Date.now()): void {
+    const until = Math.max(this.#until.get(origin) ?? 0, now + ms);
+    this.#until.delete(origin);
+    this.#until.set(origin, until);
+    if (this.#until.size > LIMIT_MEMORY) this.#until.delete(this.#until.keys().next().value!);
+  }
+
+  /** How long `origin` is still held back, in ms (0: not). */
+  remaining(origin: string, now = Date.now()): number {
+    const until = this.#until.get(origin);
+    if (until === undefined) return 0;
+    if (until <= now) this.#until.delete(origin);
+    return Math.max(0, until - now);
+  }
+}

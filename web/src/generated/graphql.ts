@@ -175,7 +175,7 @@ export type DashNotificationsQueryVariables = Exact<{
 }>;
 
 
-export type DashNotificationsQuery = { notificationRegistration: { url: string, eventTypes: Array<EventType>, filter: string | null, updatedAt: string, maxPerSecond: number | null, state: NotificationRegistrationState, failingSince: string | null, disabledReason: string | null } | null, notificationDeliveries: { edges: Array<{ node: { id: string, kind: DeliveryKind, eventType: string, status: DeliveryState, attemptCount: number, createdAt: string, finishedAt: string | null, attempts: Array<{ attempt: number, outcome: string, status: number | null, error: string | null, durationMs: number }> } }> } | null };
+export type DashNotificationsQuery = { notificationRegistration: { url: string, eventTypes: Array<EventType>, filter: string | null, updatedAt: string, maxPerSecond: number | null, state: NotificationRegistrationState, failingSince: string | null, disabledReason: string | null, signing: string, publicKey: string | null, previousKeyUntil: string | null } | null, notificationDeliveries: { edges: Array<{ node: { id: string, kind: DeliveryKind, eventType: string, status: DeliveryState, attemptCount: number, createdAt: string, finishedAt: string | null, attempts: Array<{ attempt: number, outcome: string, status: number | null, error: string | null, durationMs: number }> } }> } | null };
 
 export type DashEnableReceiverMutationVariables = Exact<{
   accountId: string | number;
@@ -413,6 +413,9 @@ export const DashNotificationsDocument = new TypedDocumentString(`
     state
     failingSince
     disabledReason
+    signing
+    publicKey
+    previousKeyUntil
   }
   notificationDeliveries(accountId: $accountId, first: 20) {
     edges {

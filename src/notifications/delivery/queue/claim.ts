@@ -32,8 +32,9 @@ UPDATE deliveries d
        attempt_count = d.attempt_count + 1
  WHERE d.id = ANY (ARRAY(SELECT id FROM locked))
 RETURNING d.id::text AS id, d.kind, d.event_id::text AS event_id, d.account_id, d.client_id,
-          d.event_type, d.event_data, d.user_data, d.url, d.origin, d.auth_key, d.attempt_count,
-          d.round_attempts, d.traceparent`;
+          d.event_type, d.event_data, d.user_data, d.url, d.origin, d.auth_key,
+          d.previous_auth_key, d.previous_key_until, d.signing_key, d.previous_signing_key,
+          d.attempt_count, d.round_attempts, d.traceparent`;
 
 /** Leases up to `limit` due deliveries to `instanceId` for `leaseMs`, within `limits`. */
 export async function claimDeliveries(

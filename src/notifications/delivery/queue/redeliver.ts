@@ -15,7 +15,9 @@ export async function requeueFinished(
     `UPDATE deliveries d
         SET state = 'pending', round_attempts = 0, next_attempt_at = now(), finished_at = NULL,
             lease_until = NULL, leased_by = NULL,
-            url = r.url, origin = r.origin, auth_key = r.auth_key, user_data = r.user_data
+            url = r.url, origin = r.origin, auth_key = r.auth_key, user_data = r.user_data,
+            previous_auth_key = r.previous_auth_key, previous_key_until = r.previous_key_until,
+            signing_key = r.signing_key, previous_signing_key = r.previous_signing_key
        FROM notification_registrations r
       WHERE d.id = $3::bigint AND d.account_id = $1 AND d.client_id = $2
         AND r.account_id = $1 AND r.client_id = $2

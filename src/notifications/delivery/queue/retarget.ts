@@ -1,31 +1,22 @@
 import type { Queryable } from '../../../storage/database.ts';
-
-/** Where a registration now sends, as stored (the key sealed, userData as JSON text or null). */
-export interface RegistrationTarget {
-  accountId: string;
-  clientId: string;
-  url: string;
-  origin: string;
-  sealedKey: string;
-  userData: string | null;
-}
+import type { Caller } from '../../views.ts';
 
 /**
- * Pending deliveries follow their registration when it is saved again: its new url, key and
- * userData. Runs in the transaction that saves it.
+ * Pending deliveries follow their registration when it is saved again, or its keys are rotated
+ * or retired: its url, keys and userData as now stored. Runs in the transaction of the change,
+ * so that no attempt after it is signed with the keys before.
  */
-export async function retargetPending(q: Queryable, target: RegistrationTarget): Promise<void> {
+export async function retargetPending(q: Queryable, caller: Caller): Promise<void> {
   await q.query({
     name: 'clipgate_retarget_pending',
-    text: `UPDATE deliveries SET url = $3, origin = $4, auth_key = $5, user_data = $6::jsonb
-            WHERE account_id = $1 AND client_id = $2 AND state = 'pending'`,
-    values: [
-      target.accountId,
-      target.clientId,
-      target.url,
-      target.origin,
-      target.sealedKey,
-      target.userData,
-    ],
+    text: `UPDATE deliveries d
+              SET url = r.url, origin = r.origin, user_data = r.user_data, auth_key = r.auth_key,
+                  previous_auth_key = r.previous_auth_key,
+                  previous_key_until = r.previous_key_until, signing_key = r.signing_key,
+                  previous_signing_key = r.previous_signing_key
+             FROM notification_registrations r
+            WHERE r.account_id = $1 AND r.client_id = $2
+              AND d.account_id = $1 AND d.client_id = $2 AND d.state = 'pending'`,
+    values: [caller.accountId, caller.clientId],
   });
 }

@@ -10,9 +10,11 @@ import type { AttemptResult, DeliveryContent, NextStep } from '../policy.ts';
  * - leased to an instance for an attempt: ./claim.ts;
  * - the lease given up without an attempt, or deferred: ./hand-back.ts;
  * - an attempt's outcome (delivered, retried later, discarded, gone): ./record-outcomes.ts;
- * - pending ones following their registration's new url and key: ./retarget.ts;
+ * - pending ones following their registration when it is saved again or its keys are rotated
+ *   or retired (url, keys): ./retarget.ts;
  * - pending ones dropped (unregistered, disabled, a 410): ./drop-pending.ts;
  * - a finished one queued again by hand: ./redeliver.ts;
+ * - the events of a time range queued again, as replays: ./replay.ts;
  * - old days of the log dropped: ./purge.ts.
  *
  * What the dispatcher reads of it (next due, queue stats) and its ANALYZE are in ./reads.ts.
@@ -25,6 +27,13 @@ export interface ClaimedDelivery extends DeliveryContent {
   origin: string;
   /** The receiver's key, sealed (secrets.ts). */
   auth_key: string;
+  /** Its previous key, sealed, while a rotation's overlap lasts (until `previous_key_until`). */
+  previous_auth_key: string | null;
+  previous_key_until: Date | null;
+  /** The ed25519 private key (PKCS#8 DER in base64), sealed; null: HMAC-SHA256 signatures. */
+  signing_key: string | null;
+  /** The previous one, sealed, while a rotation's overlap lasts. */
+  previous_signing_key: string | null;
   /** Claims so far, this one included: the fence of its lease, and the attempt's number. */
   attempt_count: number;
   /** Attempts recorded in the current round (since it was queued or redelivered). */

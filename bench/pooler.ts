@@ -3,8 +3,8 @@
 // max_connections = 40; PgBouncer (transaction pooling, scripts/pgbouncer-local.sh, port 6440)
 // holds up to --pool-size server connections to it. Phases, each on the same data:
 //   direct: --direct instances (2) with DATABASE_URL on the server, their default pools;
-//   pooled: --instances instances (8) with DATABASE_URL on PgBouncer and DATABASE_DIRECT_URL on
-//           the server (migrations and one LISTEN each);
+//   pooled: --direct instances, then --instances instances (8), with DATABASE_URL on PgBouncer
+//           and DATABASE_DIRECT_URL on the server (migrations and one LISTEN each);
 //   direct-many: the same number directly, without a pooler: what the pooler is for.
 // Each phase runs closed loops spread over its instances, half listing pages (REST, 20 items),
 // half single changes (GraphQL createActivity), and prints their rates, p99 and errors, and the
@@ -171,7 +171,9 @@ async function drive(instances: Instance[]): Promise<PhaseResult> {
   let firstError: string | undefined;
   const request = async (loop: number, i: number) => {
     const http = pools[(loop + i) % pools.length]!;
-    const accessoryId = accessories[loop % accessories.length]!;
+    // Each writing loop has an accessory of its own (a change of an accessory's older activity
+    // would be a conflict); reading loops share them.
+    const accessoryId = accessories[Math.floor(loop / 2) % accessories.length]!;
     const kind = loop % 2 === 0 ? 'list' : 'ingest';
     const started = performance.now();
     const res =
@@ -253,6 +255,17 @@ try {
   );
   await stopInstances(directInstances);
 
+  const pooledFew = await startInstances(directCount, {
+    DATABASE_URL: pooled,
+    DATABASE_DIRECT_URL: direct,
+  });
+  const pooledFewResult = await drive(pooledFew);
+  console.log(
+    line('pooled', directCount, pooledFewResult),
+    ` server connections ${await connections()}`,
+  );
+  await stopInstances(pooledFew);
+
   const pooledInstances = await startInstances(many, {
     DATABASE_URL: pooled,
     DATABASE_DIRECT_URL: direct,
@@ -277,7 +290,10 @@ try {
 
   const ratio = (a: number, b: number) => (a / b).toFixed(2);
   console.log(
-    `pooled / direct: list ${ratio(pooledResult.list.rps, directResult.list.rps)}x, ingest ${ratio(pooledResult.ingest.rps, directResult.ingest.rps)}x; pooled errors ${pooledResult.errors} (target: >= 1.0x and 0 errors)`,
+    `pooled ${directCount} / direct ${directCount}: list ${ratio(pooledFewResult.list.rps, directResult.list.rps)}x, ingest ${ratio(pooledFewResult.ingest.rps, directResult.ingest.rps)}x (what the pooler costs)`,
+  );
+  console.log(
+    `pooled ${many} / direct ${directCount}: list ${ratio(pooledResult.list.rps, directResult.list.rps)}x, ingest ${ratio(pooledResult.ingest.rps, directResult.ingest.rps)}x; pooled errors ${pooledResult.errors} (target: >= 1.0x and 0 errors)`,
   );
 } finally {
   for (const instance of running) instance.child.kill('SIGKILL');

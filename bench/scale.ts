@@ -90,15 +90,16 @@ async function loadTo(target: number): Promise<void> {
     );
     // Each accessory gets its own second offset so that ids interleave across accessories.
     await pool.query(
-      `INSERT INTO activities (accessory_id, activity_id, start_time, end_time, playback_duration,
-                               relevance_level, motion_zones, object_locations, created_at)
-       SELECT x.id, to_char(t AT TIME ZONE 'UTC', 'YYYYMMDD"T"HH24MISS"Z"'), t, t + interval '20 s', 20,
+      `INSERT INTO activities (accessory_id, account_id, activity_id, start_time, end_time,
+                               playback_duration, relevance_level, motion_zones, object_locations,
+                               created_at)
+       SELECT x.id, $5::uuid, to_char(t AT TIME ZONE 'UTC', 'YYYYMMDD"T"HH24MISS"Z"'), t, t + interval '20 s', 20,
               i % 4, ARRAY['z' || (i % 3)],
               ARRAY[(i * 7 + k) % 128, (i * 13 + k * 3) % 128]::smallint[], t
          FROM unnest($1::uuid[]) WITH ORDINALITY AS x(id, k),
               generate_series(0, $2::int - 1) AS i,
               LATERAL (SELECT to_timestamp($3::float8 / 1000 + i * $4::int + (k % $4::int))) AS ts(t)`,
-      [ids, PER_ACCESSORY, today, spacingSeconds],
+      [ids, PER_ACCESSORY, today, spacingSeconds, accountId],
     );
     await pool.query(
       `INSERT INTO zone_sets (accessory_id, last_modified)
@@ -145,7 +146,7 @@ async function measure(page: 'first' | 'deep' | 'zone'): Promise<Latency> {
     const started = performance.now();
     const accessoryId = pick();
     const { activities } = await queryPage(db.readPool, {
-      accessoryId,
+      scope: { accessoryId },
       floor,
       scanDirectionNewer: true,
       limit: 20,

@@ -1,5 +1,8 @@
 import { z } from 'zod';
 import { invalidArgument } from '../errors.ts';
+import { checkUuid } from '../ids.ts';
+import type { MediaLookup } from '../media/lookup.ts';
+import type { MediaUrls } from '../media/signing.ts';
 import { route } from '../http/rest.ts';
 import { parseFilter } from './filter/index.ts';
 import { isActivityId } from './ids.ts';
@@ -9,9 +12,16 @@ import {
   activityJson,
   activitySchema,
   extraFieldNames,
+  type ActivityRecord,
 } from './model.ts';
 import { ingestBatch, ingestItemSchema, ingestResultSchema, MAX_BATCH_ITEMS } from './batch.ts';
-import { DEFAULT_LIMIT, MAX_LIMIT, type ListRequest } from './service.ts';
+import {
+  checkAccessoryIds,
+  DEFAULT_LIMIT,
+  MAX_LIMIT,
+  MAX_TIMELINE_ACCESSORIES,
+  type ListRequest,
+} from './service.ts';
 import { operators } from './store.ts';
 
 const activityId = z.string().refine(isActivityId, 'must be an activityId (YYYYMMDDTHHMMSSZ)');
@@ -42,6 +52,35 @@ const activityPage = z
   })
   .meta({ id: 'ActivityPage' });
 
+const timelineBody = listBody
+  .extend({
+    accessoryIds: z
+      .array(z.string())
+      .optional()
+      .meta({
+        description: `Only these accessories (1..${MAX_TIMELINE_ACCESSORIES}), each the caller's (another's: 404); default all of the account's`,
+      }),
+    startAccessoryId: z.string().optional().meta({
+      description:
+        "With startActivityId: a position between the accessories' activities of that second (the timeline orders them by accessory id); without it, startActivityId bounds by id alone",
+    }),
+  })
+  .strict()
+  .meta({
+    id: 'TimelineRequest',
+    description:
+      'The listing request (ActivityListRequest) across the accessories of the account, plus accessoryIds and startAccessoryId.',
+  });
+
+const timelinePage = activityPage
+  .extend({
+    nextStartAccessoryId: z.string().optional().meta({
+      description:
+        'Present with nextStartActivityId: continue with both (startActivityId, startAccessoryId) and operator `<` (newest-first scan) or `>` (oldest-first)',
+    }),
+  })
+  .meta({ id: 'TimelinePage' });
+
 /** The REST listing body as the list request the service takes. */
 export function listRequest(body: z.infer<typeof listBody>): ListRequest {
   const { startActivityId, operator } = body;
@@ -61,6 +100,23 @@ export function listRequest(body: z.infer<typeof listBody>): ListRequest {
   };
 }
 
+/** The media URLs of listed activities (extraFields `media`), by `accessoryId/activityId`. */
+async function mediaOf(
+  lookup: MediaLookup,
+  activities: readonly ActivityRecord[],
+): Promise<Map<string, MediaUrls | null>> {
+  const byAccessory = new Map<string, string[]>();
+  for (const a of activities) {
+    byAccessory.set(a.accessoryId, [...(byAccessory.get(a.accessoryId) ?? []), a.activityId]);
+  }
+  const urls = new Map<string, MediaUrls | null>();
+  for (const [accessoryId, activityIds] of byAccessory) {
+    const found = await lookup.urlsFor(accessoryId, activityIds);
+    for (const [activityId, media] of found) urls.set(`${accessoryId}/${activityId}`, media);
+  }
+  return urls;
+}
+
 export const activityRoutes = [
   route({
     method: 'POST',
@@ -76,17 +132,58 @@ export const activityRoutes = [
       const page = await ctx.services.activities.list(account, params.accessoryId!, request);
       const extra = new Set(body.extraFields);
       const media = extra.has('media')
-        ? await ctx.services.media.lookup.urlsFor(
-            params.accessoryId!,
-            page.activities.map((a) => a.activityId),
-          )
+        ? await mediaOf(ctx.services.media.lookup, page.activities)
         : undefined;
       return {
         body: {
           activities: page.activities.map((a) =>
-            activityJson(a, extra, media?.get(a.activityId) ?? null),
+            activityJson(a, extra, media?.get(`${a.accessoryId}/${a.activityId}`) ?? null),
           ),
           ...(page.nextStartActivityId && { nextStartActivityId: page.nextStartActivityId }),
+        },
+      };
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/api/activities',
+    operationId: 'listTimeline',
+    summary:
+      "The account timeline: activities of all the account's accessories (or the chosen ones), newest to oldest, a page at a time",
+    scopes: ['activities_basic'],
+    body: timelineBody,
+    response: timelinePage,
+    async handle(ctx, { body }) {
+      const { accessoryIds, startAccessoryId, ...listing } = body;
+      const request = {
+        ...listRequest(listing),
+        accessoryIds: accessoryIds && checkAccessoryIds(accessoryIds),
+        startAccessoryId:
+          startAccessoryId === undefined
+            ? undefined
+            : checkUuid('startAccessoryId', startAccessoryId),
+      };
+      if (startAccessoryId !== undefined && body.startActivityId === undefined) {
+        throw invalidArgument(
+          'startActivityId',
+          'startActivityId is required with startAccessoryId',
+        );
+      }
+      const account = await ctx.ownAccount();
+      const page = await ctx.services.activities.timeline(account, request);
+      const extra = new Set(body.extraFields);
+      const media = extra.has('media')
+        ? await mediaOf(ctx.services.media.lookup, page.activities)
+        : undefined;
+      return {
+        body: {
+          activities: page.activities.map((a) =>
+            activityJson(a, extra, media?.get(`${a.accessoryId}/${a.activityId}`) ?? null),
+          ),
+          ...(page.nextStartActivityId && {
+            nextStartActivityId: page.nextStartActivityId,
+            nextStartAccessoryId: page.nextStartAccessoryId,
+          }),
         },
       };
     },

@@ -1,6 +1,7 @@
 import type { AccessoryService } from '../accessories/service.ts';
 import type { AccountView } from '../accounts/service.ts';
 import { invalidArgument, notFound } from '../errors.ts';
+import { isUuid } from '../ids.ts';
 import type { EventSignal } from '../events/outbox.ts';
 import type { Database } from '../storage/database.ts';
 import { testsZones, zoneMembershipSql } from '../zones/membership.ts';
@@ -9,7 +10,14 @@ import type { FilterNode } from './filter/index.ts';
 import { isActivityId, retentionFloor } from './ids.ts';
 import type { ActivityRecord } from './model.ts';
 import type { ActivityChange, ActivityInput } from './plan.ts';
-import { queryMany, queryOne, queryPage, type Operator, type Page } from './store.ts';
+import {
+  queryMany,
+  queryOne,
+  queryPage,
+  type Operator,
+  type Page,
+  type PageScope,
+} from './store.ts';
 import { ActivityWriter, type SettledClips } from './writes.ts';
 
 export type { ActivityInput } from './plan.ts';
@@ -18,6 +26,8 @@ export type { ActivityInput } from './plan.ts';
 export interface ListRequest {
   scanDirectionNewer: boolean;
   startActivityId?: string;
+  /** The timeline's tie-break: with startActivityId, a position between accessories. */
+  startAccessoryId?: string;
   operator?: Operator;
   limit: number;
   filter?: FilterNode;
@@ -31,6 +41,23 @@ export interface ActivityKey {
 
 export const MAX_LIMIT = 100;
 export const DEFAULT_LIMIT = 20;
+/** The most accessories a timeline or a count may name. */
+export const MAX_TIMELINE_ACCESSORIES = 500;
+
+/** `accessoryIds` of a timeline or a count: 1..500 accessory ids (a 400 naming the field). */
+export function checkAccessoryIds(accessoryIds: readonly string[]): string[] {
+  if (
+    accessoryIds.length < 1 ||
+    accessoryIds.length > MAX_TIMELINE_ACCESSORIES ||
+    !accessoryIds.every(isUuid)
+  ) {
+    throw invalidArgument(
+      'accessoryIds',
+      `accessoryIds holds 1..${MAX_TIMELINE_ACCESSORIES} accessory ids (lower-case UUID v4)`,
+    );
+  }
+  return [...new Set(accessoryIds)];
+}
 
 export class ActivityService {
   /** Every ingest change goes through it: single ones, batches and motion reports. */
@@ -49,6 +76,32 @@ export class ActivityService {
   /** The one query path behind the REST listing and GraphQL `Accessory.activities`. */
   async list(account: AccountView, accessoryId: string, req: ListRequest): Promise<Page> {
     await this.accessories.owned(account.accountId, accessoryId);
+    return this.page(account, { accessoryId }, req);
+  }
+
+  /**
+   * The account timeline: the activities of the account's accessories (or of the chosen ones,
+   * each of which must be the account's: another's is a 404, as in the per-accessory listing),
+   * newest first, by the listing's rules. Ties within a second go by accessory id.
+   */
+  async timeline(
+    account: AccountView,
+    req: ListRequest & { accessoryIds?: readonly string[] },
+  ): Promise<Page> {
+    if (req.accessoryIds) {
+      const found = await this.accessories.getMany(req.accessoryIds);
+      if (req.accessoryIds.some((id) => found.get(id)?.accountId !== account.accountId)) {
+        throw notFound('accessory');
+      }
+    }
+    return this.page(
+      account,
+      { accountId: account.accountId, accessoryIds: req.accessoryIds },
+      req,
+    );
+  }
+
+  private page(account: AccountView, scope: PageScope, req: ListRequest): Promise<Page> {
     const floor = retentionFloor(account.retentionDays);
     if (req.startActivityId !== undefined && req.startActivityId < floor) {
       throw invalidArgument(
@@ -57,18 +110,24 @@ export class ActivityService {
       );
     }
     return queryPage(this.db.readPool, {
-      accessoryId,
+      scope,
       floor,
       scanDirectionNewer: req.scanDirectionNewer,
       start:
         req.startActivityId !== undefined && req.operator !== undefined
-          ? { activityId: req.startActivityId, operator: req.operator }
+          ? {
+              activityId: req.startActivityId,
+              accessoryId: req.startAccessoryId,
+              operator: req.operator,
+            }
           : undefined,
       limit: req.limit,
       filter: req.filter,
-      // A motionZones condition follows the accessory's zones (the zones-and-time rule).
+      // A motionZones condition follows each accessory's zones (the zones-and-time rule).
       zoneMembership:
-        req.filter && testsZones(req.filter) ? zoneMembershipSql(accessoryId) : undefined,
+        req.filter && testsZones(req.filter)
+          ? zoneMembershipSql('accessoryId' in scope ? scope.accessoryId : undefined)
+          : undefined,
     });
   }
 

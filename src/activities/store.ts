@@ -14,13 +14,31 @@ const statements = new StatementNames();
 export type Operator = '<' | '<=' | '>' | '>=';
 export const operators: readonly Operator[] = ['<', '<=', '>', '>='];
 
+/**
+ * Whose activities a page lists: one accessory's (the per-accessory listing), or an account's
+ * across its accessories (the timeline), all of them or the chosen ones (already checked to be
+ * the account's).
+ */
+export type PageScope =
+  { accessoryId: string } | { accountId: string; accessoryIds?: readonly string[] };
+
+/**
+ * A position in the listing's order (activity_id, then accessory_id). Without `accessoryId` the
+ * bound is the id alone: every accessory's activity of that second compares the same.
+ */
+export interface PageStart {
+  activityId: string;
+  accessoryId?: string;
+  operator: Operator;
+}
+
 /** A page request of the list operation, validated. */
 export interface PageQuery {
-  accessoryId: string;
+  scope: PageScope;
   /** Activities with older ids are outside the retention window and never returned. */
   floor: string;
   scanDirectionNewer: boolean;
-  start?: { activityId: string; operator: Operator };
+  start?: PageStart;
   limit: number;
   filter?: FilterNode;
   /** How the filter's motionZones conditions are answered (src/zones/membership.ts). */
@@ -30,7 +48,9 @@ export interface PageQuery {
 export interface Page {
   /** Newest to oldest. */
   activities: ActivityRecord[];
+  /** With nextStartAccessoryId, the position to continue from: the edge activity returned. */
   nextStartActivityId?: string;
+  nextStartAccessoryId?: string;
 }
 
 /** The columns of an activity as `ActivityRecord` names them. */
@@ -41,7 +61,7 @@ export const ACTIVITY_COLUMNS = `accessory_id AS "accessoryId", activity_id AS "
 /** The columns of `StoredActivity` (./plan.ts): the write path's view of a row. */
 export const STORED_COLUMNS = `${ACTIVITY_COLUMNS}, created_at AS "createdAt", updated_at AS "updatedAt", sequence`;
 
-class Params implements SqlBuilder {
+export class Params implements SqlBuilder {
   readonly values: unknown[] = [];
   param(value: unknown): string {
     this.values.push(value);
@@ -50,27 +70,59 @@ class Params implements SqlBuilder {
 }
 
 /**
- * One keyset query on the primary key (accessory_id, activity_id), walked backward for a
- * newest-first page and forward for an oldest-first one. It fetches one row beyond the page to
- * know whether the range holds more, which is what nextStartActivityId promises.
+ * The conditions every read of a page's or a count's activities shares: its scope, the
+ * retention floor and the filter. An accessory's activities are a range of the primary key
+ * (accessory_id, activity_id); an account's a range of (account_id, activity_id, accessory_id).
  */
-export async function queryPage(pool: pg.Pool, q: PageQuery): Promise<Page> {
-  const p = new Params();
-  const where = [`accessory_id = ${p.param(q.accessoryId)}`, `activity_id >= ${p.param(q.floor)}`];
-  if (q.start) where.push(`activity_id ${q.start.operator} ${p.param(q.start.activityId)}`);
+export function scopeConditions(
+  p: SqlBuilder,
+  q: Pick<PageQuery, 'scope' | 'floor' | 'filter' | 'zoneMembership'>,
+): string[] {
+  const where =
+    'accessoryId' in q.scope
+      ? [`accessory_id = ${p.param(q.scope.accessoryId)}::uuid`]
+      : [`account_id = ${p.param(q.scope.accountId)}::uuid`];
+  if ('accountId' in q.scope && q.scope.accessoryIds) {
+    where.push(`accessory_id = ANY(${p.param(q.scope.accessoryIds)}::uuid[])`);
+  }
+  where.push(`activity_id >= ${p.param(q.floor)}`);
   if (q.filter) {
     where.push(`(${compileFilter(q.filter, p, { zoneMembership: q.zoneMembership })})`);
   }
+  return where;
+}
+
+/**
+ * One keyset query, walked backward for a newest-first page and forward for an oldest-first one,
+ * in the order (activity_id, accessory_id): on the primary key for an accessory, on the account
+ * index for a timeline, where the accessory id breaks ties between accessories within a second.
+ * It fetches one row beyond the page to know whether the range holds more, which is what
+ * nextStartActivityId promises.
+ */
+export async function queryPage(pool: pg.Pool, q: PageQuery): Promise<Page> {
+  const p = new Params();
+  const where = scopeConditions(p, q);
+  if (q.start?.accessoryId !== undefined) {
+    where.push(
+      `(activity_id, accessory_id) ${q.start.operator} (${p.param(q.start.activityId)}, ${p.param(q.start.accessoryId)}::uuid)`,
+    );
+  } else if (q.start) {
+    where.push(`activity_id ${q.start.operator} ${p.param(q.start.activityId)}`);
+  }
   const order = q.scanDirectionNewer ? 'DESC' : 'ASC';
   const sql = `SELECT ${ACTIVITY_COLUMNS} FROM activities WHERE ${where.join(' AND ')}
-    ORDER BY activity_id ${order} LIMIT ${p.param(q.limit + 1)}`;
+    ORDER BY activity_id ${order}, accessory_id ${order} LIMIT ${p.param(q.limit + 1)}`;
   const { rows } = await pool.query<ActivityRecord>(statements.query(sql, p.values));
   const more = rows.length > q.limit;
   if (more) rows.pop();
   if (!q.scanDirectionNewer) rows.reverse();
   const edge = q.scanDirectionNewer ? rows.at(-1) : rows[0];
   return more && edge
-    ? { activities: rows, nextStartActivityId: edge.activityId }
+    ? {
+        activities: rows,
+        nextStartActivityId: edge.activityId,
+        nextStartAccessoryId: edge.accessoryId,
+      }
     : { activities: rows };
 }
 

@@ -52,6 +52,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/activities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The account timeline: activities of all the account's accessories (or the chosen ones), newest to oldest, a page at a time */
+        post: operations["listTimeline"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/accessories/{accessoryId}/activities/{activityId}": {
         parameters: {
             query?: never;
@@ -828,6 +845,28 @@ export interface components {
             filter?: string;
             extraFields?: ("motionZones" | "objectLocations" | "media")[];
         };
+        TimelinePage: {
+            /** @description Newest to oldest */
+            activities: components["schemas"]["Activity"][];
+            /** @description Present exactly when the range holds more activities: continue with it and operator `<` (newest-first scan) or `>` (oldest-first) */
+            nextStartActivityId?: string;
+            /** @description Present with nextStartActivityId: continue with both (startActivityId, startAccessoryId) and operator `<` (newest-first scan) or `>` (oldest-first) */
+            nextStartAccessoryId?: string;
+        };
+        /** @description The listing request (ActivityListRequest) across the accessories of the account, plus accessoryIds and startAccessoryId. */
+        TimelineRequest: {
+            scanDirectionNewer?: boolean;
+            startActivityId?: string;
+            /** @enum {string} */
+            operator?: "<" | "<=" | ">" | ">=";
+            limit?: number;
+            filter?: string;
+            extraFields?: ("motionZones" | "objectLocations" | "media")[];
+            /** @description Only these accessories (1..500), each the caller's (another's: 404); default all of the account's */
+            accessoryIds?: string[];
+            /** @description With startActivityId: a position between the accessories' activities of that second (the timeline orders them by accessory id); without it, startActivityId bounds by id alone */
+            startAccessoryId?: string;
+        };
         /** @description An activity with every extra field */
         ActivityWithExtras: {
             /** @description The UTC second of creation */
@@ -1600,6 +1639,36 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listTimeline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["TimelineRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TimelinePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             default: components["responses"]["Error"];

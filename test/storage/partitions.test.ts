@@ -72,7 +72,7 @@ describe.each(backends)('partitions on %s', (backend) => {
     expect(rows[0]!.n).toBeGreaterThanOrEqual(PARTITIONS_AHEAD_DAYS + 1);
 
     // Rows beyond the created days wait in the guard, and get their day when it is created.
-    const { accessoryId } = await seedAccessory(t);
+    const { accessoryId, accountId } = await seedAccessory(t);
     const far = new Date(Date.now() + 30 * 86_400_000);
     const ids = [0, 1, 2, 3, 4].map(
       (i) =>
@@ -81,9 +81,10 @@ describe.each(backends)('partitions on %s', (backend) => {
     );
     for (const id of ids) {
       await pool.query(
-        `INSERT INTO activities (accessory_id, activity_id, start_time, relevance_level, created_at)
-           VALUES ($1, $2, now(), 0, now())`,
-        [accessoryId, id],
+        `INSERT INTO activities (accessory_id, account_id, activity_id, start_time, relevance_level,
+                                 created_at)
+           VALUES ($1, $3, $2, now(), 0, now())`,
+        [accessoryId, id, accountId],
       );
     }
     const where = async () =>

@@ -3,6 +3,7 @@ import { invalidArgument } from '../errors.ts';
 import { checkUuid } from '../ids.ts';
 import type { MediaLookup } from '../media/lookup.ts';
 import type { MediaUrls } from '../media/signing.ts';
+import { timestamp } from '../http/openapi.ts';
 import { route } from '../http/rest.ts';
 import { parseFilter } from './filter/index.ts';
 import { isActivityId } from './ids.ts';
@@ -19,10 +20,11 @@ import {
   checkAccessoryIds,
   DEFAULT_LIMIT,
   MAX_LIMIT,
+  MAX_COUNT_RANGE_DAYS,
   MAX_TIMELINE_ACCESSORIES,
   type ListRequest,
 } from './service.ts';
-import { operators } from './store.ts';
+import { countGroups, operators } from './store.ts';
 
 const activityId = z.string().refine(isActivityId, 'must be an activityId (YYYYMMDDTHHMMSSZ)');
 
@@ -80,6 +82,40 @@ const timelinePage = activityPage
     }),
   })
   .meta({ id: 'TimelinePage' });
+
+const instant = z.iso.datetime({ offset: true });
+
+const countsBody = z
+  .strictObject({
+    from: instant.meta({ description: 'ISO 8601 with a zone or Z' }),
+    to: instant.meta({
+      description: `Exclusive; at most ${MAX_COUNT_RANGE_DAYS} days after from`,
+    }),
+    bucket: z.enum(['HOUR', 'DAY']),
+    groupBy: z.array(z.enum(countGroups)).max(countGroups.length).optional(),
+    filter: z.string().max(4096).optional(),
+    accessoryIds: z.array(z.string()).optional(),
+    timeZone: z.string().max(64).optional().meta({ description: 'An IANA name; default UTC' }),
+  })
+  .meta({
+    id: 'ActivityCountsRequest',
+    description:
+      'Counts of the activities created from `from` up to `to`, per hour or day of `timeZone`, by the groups asked for',
+  });
+
+const countsAnswer = z
+  .strictObject({
+    buckets: z.array(
+      z.strictObject({
+        start: timestamp,
+        count: z.int(),
+        accessoryId: z.string().nullable(),
+        relevanceLevel: z.int().nullable(),
+        zoneId: z.string().nullable(),
+      }),
+    ),
+  })
+  .meta({ id: 'ActivityCounts' });
 
 /** The REST listing body as the list request the service takes. */
 export function listRequest(body: z.infer<typeof listBody>): ListRequest {
@@ -185,6 +221,32 @@ export const activityRoutes = [
             nextStartAccessoryId: page.nextStartAccessoryId,
           }),
         },
+      };
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/api/activities/counts',
+    operationId: 'countActivities',
+    summary:
+      "Activities of the account's accessories (or the chosen ones) per hour or day of a time zone, by accessory, relevance or zone",
+    scopes: ['activities_basic'],
+    body: countsBody,
+    response: countsAnswer,
+    async handle(ctx, { body }) {
+      const request = {
+        from: new Date(body.from),
+        to: new Date(body.to),
+        bucket: body.bucket,
+        groupBy: body.groupBy ?? [],
+        timeZone: body.timeZone ?? 'UTC',
+        filter: body.filter?.trim() ? parseFilter(body.filter) : undefined,
+        accessoryIds: body.accessoryIds && checkAccessoryIds(body.accessoryIds),
+      };
+      const account = await ctx.ownAccount();
+      const buckets = await ctx.services.activities.counts(account, request);
+      return {
+        body: { buckets: buckets.map((b) => ({ ...b, start: b.start.toISOString() })) },
       };
     },
   }),

@@ -21,11 +21,12 @@ import {
   checkAccessoryIds,
   DEFAULT_LIMIT,
   MAX_LIMIT,
+  MAX_COUNT_RANGE_DAYS,
   MAX_TIMELINE_ACCESSORIES,
   type ActivityKey,
   type ListRequest,
 } from './service.ts';
-import type { Operator, Page } from './store.ts';
+import { countGroups, type CountBucket, type Operator, type Page } from './store.ts';
 
 export const ActivityRef = builder
   .nodeRef<ActivityRecord, ActivityKey>('Activity', {
@@ -261,6 +262,86 @@ builder.objectFields(ViewerRef, (t) => ({
     { name: 'TimelineConnection' },
     { name: 'TimelineEdge' },
   ),
+}));
+
+const CountBucketRef = builder.enumType('CountBucket', {
+  description: 'A calendar hour or day of the time zone asked for.',
+  values: ['HOUR', 'DAY'] as const,
+});
+
+const CountGroupRef = builder.enumType('CountGroup', {
+  values: countGroups,
+});
+
+const ActivityCountBucketRef = builder.objectRef<CountBucket>('ActivityCountBucket').implement({
+  description:
+    'The activities created in one bucket (and group): the grouped fields are set, the others null.',
+  fields: (t) => ({
+    start: t.expose('start', {
+      type: 'DateTime',
+      description: 'Where the hour or day begins (in the range: a partial first bucket too).',
+    }),
+    count: t.exposeInt('count'),
+    accessoryId: t.exposeID('accessoryId', { nullable: true }),
+    relevanceLevel: t.exposeInt('relevanceLevel', { nullable: true }),
+    zoneId: t.exposeString('zoneId', {
+      nullable: true,
+      description: 'Grouped by ZONE: a zone of its motionZones; null for activities in none.',
+    }),
+  }),
+});
+
+const ActivityCountsRef = builder
+  .objectRef<{ buckets: CountBucket[] }>('ActivityCounts')
+  .implement({
+    fields: (t) => ({
+      buckets: t.field({
+        type: [ActivityCountBucketRef],
+        description: 'By start, then group; buckets without activities are left out.',
+        resolve: (c) => c.buckets,
+      }),
+    }),
+  });
+
+builder.objectFields(ViewerRef, (t) => ({
+  activityCounts: t.field({
+    type: ActivityCountsRef,
+    description:
+      "How many activities of the account's accessories (or of `accessoryIds`) were created in each hour or day of `timeZone` from `from` up to `to`; exactly what the timeline lists for that range and filter.",
+    authScopes: { activities_basic: true },
+    args: {
+      from: t.arg({ type: 'DateTime', required: true }),
+      to: t.arg({
+        type: 'DateTime',
+        required: true,
+        description: `Exclusive; at most ${MAX_COUNT_RANGE_DAYS} days after from.`,
+      }),
+      bucket: t.arg({ type: CountBucketRef, required: true }),
+      groupBy: t.arg({ type: [CountGroupRef], description: 'Default: none, one count a bucket.' }),
+      filter: t.arg.string({ description: 'An expression of the filter language.' }),
+      where: t.arg({ type: ActivityWhere, description: 'With `filter` too, both must hold.' }),
+      accessoryIds: t.arg.idList({ description: 'As in `activities`.' }),
+      timeZone: t.arg.string({ description: 'An IANA name, e.g. Europe/Berlin; default UTC.' }),
+    },
+    resolve: async (_viewer, args, ctx) => {
+      const account = await ctx.ownAccount();
+      const buckets = await ctx.services.activities.counts(account, {
+        from: args.from,
+        to: args.to,
+        bucket: args.bucket,
+        groupBy: args.groupBy ?? [],
+        timeZone: args.timeZone ?? 'UTC',
+        filter: bothFilters(
+          args.filter?.trim() ? parseFilter(args.filter) : undefined,
+          whereFilter(args.where),
+        ),
+        accessoryIds: args.accessoryIds
+          ? checkAccessoryIds(args.accessoryIds.map(String))
+          : undefined,
+      });
+      return { buckets };
+    },
+  }),
 }));
 
 const CreateActivityInput = builder.inputType('CreateActivityInput', {

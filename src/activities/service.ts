@@ -7,13 +7,16 @@ import type { Database } from '../storage/database.ts';
 import { testsZones, zoneMembershipSql } from '../zones/membership.ts';
 import { isZoneId } from '../zones/validation.ts';
 import type { FilterNode } from './filter/index.ts';
-import { isActivityId, retentionFloor } from './ids.ts';
+import { activityIdFromDate, isActivityId, retentionFloor } from './ids.ts';
 import type { ActivityRecord } from './model.ts';
 import type { ActivityChange, ActivityInput } from './plan.ts';
 import {
+  queryCounts,
   queryMany,
   queryOne,
   queryPage,
+  type CountBucket,
+  type CountGroup,
   type Operator,
   type Page,
   type PageScope,
@@ -32,6 +35,23 @@ export interface ListRequest {
   limit: number;
   filter?: FilterNode;
 }
+
+/** A count request as both APIs hand it over, already type-checked. */
+export interface CountRequest {
+  from: Date;
+  to: Date;
+  bucket: 'HOUR' | 'DAY';
+  groupBy: readonly CountGroup[];
+  timeZone: string;
+  filter?: FilterNode;
+  accessoryIds?: readonly string[];
+}
+
+/** The last second an activity id can name (9999-12-31T23:59:59Z). */
+const LAST_ACTIVITY_MS = Date.UTC(9999, 11, 31, 23, 59, 59);
+
+/** The longest range a count covers. */
+export const MAX_COUNT_RANGE_DAYS = 400;
 
 /** What names one activity: its accessory and its id there. */
 export interface ActivityKey {
@@ -88,17 +108,21 @@ export class ActivityService {
     account: AccountView,
     req: ListRequest & { accessoryIds?: readonly string[] },
   ): Promise<Page> {
-    if (req.accessoryIds) {
-      const found = await this.accessories.getMany(req.accessoryIds);
-      if (req.accessoryIds.some((id) => found.get(id)?.accountId !== account.accountId)) {
-        throw notFound('accessory');
-      }
-    }
+    await this.checkChosen(account, req.accessoryIds);
     return this.page(
       account,
       { accountId: account.accountId, accessoryIds: req.accessoryIds },
       req,
     );
+  }
+
+  /** 404 unless every chosen accessory is the account's, as the listing answers another's. */
+  private async checkChosen(account: AccountView, accessoryIds?: readonly string[]) {
+    if (!accessoryIds) return;
+    const found = await this.accessories.getMany(accessoryIds);
+    if (accessoryIds.some((id) => found.get(id)?.accountId !== account.accountId)) {
+      throw notFound('accessory');
+    }
   }
 
   private page(account: AccountView, scope: PageScope, req: ListRequest): Promise<Page> {
@@ -167,6 +191,51 @@ export class ActivityService {
     const found = new Map(rows.map((a) => [`${a.accessoryId}/${a.activityId}`, a]));
     return keys.map((k) => found.get(`${k.accessoryId}/${k.activityId}`) ?? null);
   }
+
+  /**
+   * The activities of the account (or of the chosen accessories) created in [from, to), counted
+   * by hour or day of `timeZone` and the groups asked for, from the rows the timeline lists.
+   */
+  async counts(account: AccountView, req: CountRequest): Promise<CountBucket[]> {
+    const { from, to } = req;
+    if (!(from.getTime() < to.getTime())) throw invalidArgument('to', 'to must be after from');
+    if (to.getTime() - from.getTime() > MAX_COUNT_RANGE_DAYS * 86_400_000) {
+      throw invalidArgument('to', `from..to spans at most ${MAX_COUNT_RANGE_DAYS} days`);
+    }
+    if (from.getTime() < 0) throw invalidArgument('from', 'from must not be before 1970');
+    if (to.getTime() > LAST_ACTIVITY_MS) throw invalidArgument('to', 'to must be before 10000');
+    if (!(await this.timeZones()).has(req.timeZone)) {
+      throw invalidArgument(
+        'timeZone',
+        'timeZone must be an IANA time zone name, e.g. Europe/Berlin',
+      );
+    }
+    await this.checkChosen(account, req.accessoryIds);
+    // An activity counts when the second of its id is in [from, to): ids from the next whole second.
+    const id = (t: Date) => activityIdFromDate(new Date(Math.ceil(t.getTime() / 1000) * 1000));
+    const floor = retentionFloor(account.retentionDays);
+    return queryCounts(this.db.readPool, {
+      scope: { accountId: account.accountId, accessoryIds: req.accessoryIds },
+      floor,
+      from: id(from),
+      to: id(to),
+      bucket: req.bucket === 'DAY' ? 'day' : 'hour',
+      timeZone: req.timeZone,
+      groupBy: [...new Set(req.groupBy)],
+      filter: req.filter,
+      zoneMembership: req.filter && testsZones(req.filter) ? zoneMembershipSql() : undefined,
+    });
+  }
+
+  /** The time zone names the database knows, read once. */
+  private timeZones(): Promise<Set<string>> {
+    this.#timeZones ??= this.db.pool
+      .query<{ name: string }>('SELECT name FROM pg_timezone_names')
+      .then(({ rows }) => new Set(rows.map((r) => r.name)));
+    return this.#timeZones;
+  }
+
+  #timeZones: Promise<Set<string>> | undefined;
 
   /** Creates the accessory's newest activity (the rules: `planChange` in ./plan.ts). */
   create(

@@ -61,7 +61,7 @@ export const ACTIVITY_COLUMNS = `accessory_id AS "accessoryId", activity_id AS "
 /** The columns of `StoredActivity` (./plan.ts): the write path's view of a row. */
 export const STORED_COLUMNS = `${ACTIVITY_COLUMNS}, created_at AS "createdAt", updated_at AS "updatedAt", sequence`;
 
-export class Params implements SqlBuilder {
+class Params implements SqlBuilder {
   readonly values: unknown[] = [];
   param(value: unknown): string {
     this.values.push(value);
@@ -124,6 +124,73 @@ export async function queryPage(pool: pg.Pool, q: PageQuery): Promise<Page> {
         nextStartAccessoryId: edge.accessoryId,
       }
     : { activities: rows };
+}
+
+/** What a count groups by, besides its bucket. */
+export type CountGroup = 'ACCESSORY' | 'RELEVANCE' | 'ZONE';
+export const countGroups: readonly CountGroup[] = ['ACCESSORY', 'RELEVANCE', 'ZONE'];
+
+/** A count request, validated: the activities of a page's scope whose id is in [from, to). */
+export interface CountQuery extends Pick<
+  PageQuery,
+  'scope' | 'floor' | 'filter' | 'zoneMembership'
+> {
+  from: string;
+  to: string;
+  bucket: 'hour' | 'day';
+  /** An IANA name PostgreSQL knows. */
+  timeZone: string;
+  groupBy: readonly CountGroup[];
+}
+
+export interface CountBucket {
+  start: Date;
+  count: number;
+  accessoryId: string | null;
+  relevanceLevel: number | null;
+  zoneId: string | null;
+}
+
+const groupColumns: Record<CountGroup, string> = {
+  ACCESSORY: 'accessory_id',
+  RELEVANCE: 'relevance_level',
+  ZONE: 'zone_id',
+};
+
+/**
+ * The activities of a scope counted by calendar hour or day of a time zone, from the same rows
+ * and conditions a page reads (so a count and a listing of the same range and filter agree).
+ * Rows are first counted per UTC minute of their id (every time zone's hours and days begin on
+ * a whole minute since 1972), then each minute is put in its bucket by PostgreSQL's
+ * `date_trunc(unit, minute, zone)`, which knows DST days of 23 and 25 hours and the zones of
+ * half and quarter hours. ZONE counts an activity once in each zone of its motionZones, and
+ * once under null when it has none.
+ */
+export async function queryCounts(pool: pg.Pool, q: CountQuery): Promise<CountBucket[]> {
+  const p = new Params();
+  const where = scopeConditions(p, q);
+  where.push(`activity_id >= ${p.param(q.from)}`, `activity_id < ${p.param(q.to)}`);
+  const keys = q.groupBy.map((g) => `, ${groupColumns[g]}`).join('');
+  const rows = q.groupBy.includes('ZONE')
+    ? 'activities LEFT JOIN LATERAL unnest(motion_zones) AS z(zone_id) ON true'
+    : 'activities';
+  const minute = `make_timestamptz(substr(minute, 1, 4)::int, substr(minute, 5, 2)::int,
+    substr(minute, 7, 2)::int, substr(minute, 10, 2)::int, substr(minute, 12, 2)::int, 0, 'UTC')`;
+  const sql = `SELECT date_trunc(${p.param(q.bucket)}::text, ${minute}, ${p.param(q.timeZone)}::text) AS start,
+      sum(n)::int AS count${keys}
+    FROM (SELECT left(activity_id, 13) AS minute${keys}, count(*) AS n FROM ${rows}
+           WHERE ${where.join(' AND ')} GROUP BY minute${keys}) AS m
+    GROUP BY 1${keys} ORDER BY 1${keys}`;
+  const { rows: found } = await pool.query<Record<string, unknown>>(
+    statements.query(sql, p.values),
+  );
+  return found.map((r) => ({
+    start: r.start as Date,
+    count: r.count as number,
+    accessoryId: (r.accessory_id as string | undefined) ?? null,
+    relevanceLevel: (r.relevance_level as number | undefined) ?? null,
+    zoneId: (r.zone_id as string | undefined) ?? null,
+  }));
 }
 
 export async function queryOne(

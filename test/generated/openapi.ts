@@ -69,6 +69,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/activities/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Activities of the account's accessories (or the chosen ones) per hour or day of a time zone, by accessory, relevance or zone */
+        post: operations["countActivities"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/accessories/{accessoryId}/activities/{activityId}": {
         parameters: {
             query?: never;
@@ -867,6 +884,35 @@ export interface components {
             /** @description With startActivityId: a position between the accessories' activities of that second (the timeline orders them by accessory id); without it, startActivityId bounds by id alone */
             startAccessoryId?: string;
         };
+        ActivityCounts: {
+            buckets: {
+                start: components["schemas"]["Timestamp"];
+                count: number;
+                accessoryId: string | null;
+                relevanceLevel: number | null;
+                zoneId: string | null;
+            }[];
+        };
+        /** @description Counts of the activities created from `from` up to `to`, per hour or day of `timeZone`, by the groups asked for */
+        ActivityCountsRequest: {
+            /**
+             * Format: date-time
+             * @description ISO 8601 with a zone or Z
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description Exclusive; at most 400 days after from
+             */
+            to: string;
+            /** @enum {string} */
+            bucket: "HOUR" | "DAY";
+            groupBy?: ("ACCESSORY" | "RELEVANCE" | "ZONE")[];
+            filter?: string;
+            accessoryIds?: string[];
+            /** @description An IANA name; default UTC */
+            timeZone?: string;
+        };
         /** @description An activity with every extra field */
         ActivityWithExtras: {
             /** @description The UTC second of creation */
@@ -1664,6 +1710,36 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TimelinePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            default: components["responses"]["Error"];
+        };
+    };
+    countActivities: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ActivityCountsRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActivityCounts"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -11,7 +11,8 @@ const DAY_MS = 86_400_000;
  * Several instances may run it at once (the partition lock serializes them).
  *
  * Dropping a partition fires no trigger, so the media partition first queues its stored objects
- * in media_garbage, in the same transaction; `MediaCleanup.collectGarbage` (the
+ * in media_garbage, and the activities partition takes what it held off activity_rollup, in the
+ * same transaction; `MediaCleanup.collectGarbage` (the
  * `media.garbage` job) deletes them from the store.
  */
 export async function purgeExpiredActivities(
@@ -34,7 +35,17 @@ export async function purgeExpiredActivities(
         before: (p) => `INSERT INTO media_garbage (prefix)
           SELECT accessory_id || '/' || activity_id || '/' || upload_id || '/' FROM ${p}`,
       },
-      { table: activitiesTable },
+      {
+        table: activitiesTable,
+        // The rollup counts what the partition held (the trigger sees no drop).
+        before: (p) => `UPDATE activity_rollup r SET count = r.count - x.n
+          FROM (SELECT account_id, clipgate_rollup_slot(activity_id) AS slot, accessory_id,
+                       relevance_level, array_to_string(motion_zones, ',') AS zones,
+                       count(*)::int AS n
+                  FROM ${p} GROUP BY 1, 2, 3, 4, 5) x
+         WHERE (r.account_id, r.slot, r.accessory_id, r.relevance_level, r.zones)
+             = (x.account_id, x.slot, x.accessory_id, x.relevance_level, x.zones)`,
+      },
     ],
     cutoff,
     now,

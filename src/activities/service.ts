@@ -7,7 +7,7 @@ import type { Database } from '../storage/database.ts';
 import { testsZones, zoneMembershipSql } from '../zones/membership.ts';
 import { isZoneId } from '../zones/validation.ts';
 import type { FilterNode } from './filter/index.ts';
-import { activityIdFromDate, isActivityId, retentionFloor } from './ids.ts';
+import { activityIdFromDate, isActivityId, parseActivityId, retentionFloor } from './ids.ts';
 import type { ActivityRecord } from './model.ts';
 import type { ActivityChange, ActivityInput } from './plan.ts';
 import {
@@ -49,6 +49,8 @@ export interface CountRequest {
 
 /** The last second an activity id can name (9999-12-31T23:59:59Z). */
 const LAST_ACTIVITY_MS = Date.UTC(9999, 11, 31, 23, 59, 59);
+
+const QUARTER_MS = 15 * 60_000;
 
 /** The longest range a count covers. */
 export const MAX_COUNT_RANGE_DAYS = 400;
@@ -214,11 +216,19 @@ export class ActivityService {
     // An activity counts when the second of its id is in [from, to): ids from the next whole second.
     const id = (t: Date) => activityIdFromDate(new Date(Math.ceil(t.getTime() / 1000) * 1000));
     const floor = retentionFloor(account.retentionDays);
+    const lo = id(from) > floor ? id(from) : floor;
+    const hi = id(to);
+    // The whole quarter hours inside [lo, hi) come from the rollup, unless a filter must be
+    // tested on every activity.
+    const quarter = (ms: number) => activityIdFromDate(new Date(ms)).slice(0, 13);
+    const first = quarter(Math.ceil(parseActivityId(lo)!.getTime() / QUARTER_MS) * QUARTER_MS);
+    const last = quarter(Math.floor(parseActivityId(hi)!.getTime() / QUARTER_MS) * QUARTER_MS);
     return queryCounts(this.db.readPool, {
       scope: { accountId: account.accountId, accessoryIds: req.accessoryIds },
       floor,
-      from: id(from),
-      to: id(to),
+      from: lo,
+      to: hi,
+      rollup: !req.filter && first < last ? { from: first, to: last } : undefined,
       bucket: req.bucket === 'DAY' ? 'day' : 'hour',
       timeZone: req.timeZone,
       groupBy: [...new Set(req.groupBy)],

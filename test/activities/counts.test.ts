@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseActivityId } from '../../src/activities/ids.ts';
+import { purgeExpiredActivities } from '../../src/activities/retention.ts';
 import { graphql } from '../generated/index.ts';
 import { backends, startApp, type TestApp } from '../helpers/app.ts';
 import { gql, rest } from '../helpers/client.ts';
@@ -126,8 +127,8 @@ describe.each(backends)('activity counts on %s', (backend) => {
     }
     otherAccessory = (await seedAccessory(t, 'user-2', 'camera-9')).accessoryId;
     // Activities every 17..49 minutes per accessory over the three days around New York's
-    // last change of offset, some of them in the same second on two accessories.
-    transition = lastTransition(Date.now() - 2 * 86_400_000);
+    // last change of offset some of them in the same second on two accessories.
+    transition = lastTransition(Date.now() - 4 * 86_400_000);
     const items: object[] = [];
     for (const [k, accessoryId] of [...accessories, otherAccessory].entries()) {
       let at = transition - 36 * HOUR + k * 1000;
@@ -149,7 +150,14 @@ describe.each(backends)('activity counts on %s', (backend) => {
       expect(res.body.results.every((r: { ok: boolean }) => r.ok)).toBe(true);
     }
     reader = await t.token(['activities_basic']);
-    listed = [];
+    listed = await listAll();
+    expect(listed.length).toBeGreaterThan(300);
+  });
+  afterAll(() => t.close());
+
+  /** The whole timeline, with motionZones. */
+  async function listAll(): Promise<Listed[]> {
+    const listed: Listed[] = [];
     let next: object = {};
     for (;;) {
       const res = await rest(t.url, reader, 'POST', '/api/activities', {
@@ -165,9 +173,8 @@ describe.each(backends)('activity counts on %s', (backend) => {
         operator: '<',
       };
     }
-    expect(listed.length).toBeGreaterThan(300);
-  });
-  afterAll(() => t.close());
+    return listed;
+  }
 
   const counts = (body: object) => rest(t.url, reader, 'POST', '/api/activities/counts', body);
 
@@ -297,5 +304,71 @@ describe.each(backends)('activity counts on %s', (backend) => {
     }
     const foreign = await counts({ from, to, bucket: 'HOUR', accessoryIds: [otherAccessory] });
     expect(foreign.status).toBe(404);
+  });
+  it('follows updates and finishes, and forgets the days dropped past retention', async () => {
+    const ingest = await t.token(['ingest']);
+    const range = {
+      from: new Date(transition - 40 * HOUR).toISOString(),
+      to: new Date(transition + 40 * HOUR).toISOString(),
+      bucket: 'DAY',
+      groupBy: ['ACCESSORY', 'RELEVANCE', 'ZONE'],
+    };
+    /** Counts by accessory, relevance and zone, from the listing and from counts. */
+    const byGroup = (rows: Listed[]) => {
+      const n = new Map<string, number>();
+      for (const a of rows) {
+        for (const zoneId of a.motionZones.length ? a.motionZones : [null]) {
+          const k = JSON.stringify([a.accessoryId, a.relevanceLevel, zoneId]);
+          n.set(k, (n.get(k) ?? 0) + 1);
+        }
+      }
+      return Object.fromEntries(n);
+    };
+    const counted = async () => {
+      const res = await counts(range);
+      const n = new Map<string, number>();
+      for (const b of res.body.buckets as Bucket[]) {
+        const k = JSON.stringify([b.accessoryId, b.relevanceLevel, b.zoneId]);
+        n.set(k, (n.get(k) ?? 0) + b.count);
+      }
+      return Object.fromEntries(n);
+    };
+    // Each accessory's newest activity changes relevance and zones, then finishes.
+    const newest = accessories.map((id) => listed.find((a) => a.accessoryId === id)!);
+    const changed = await rest(
+      t.url,
+      ingest,
+      'POST',
+      '/api/ingest',
+      newest.flatMap((a) => [
+        {
+          op: 'updateActivity',
+          accessoryId: a.accessoryId,
+          activityId: a.activityId,
+          input: { relevanceLevel: 7, motionZones: ['z4'] },
+        },
+        {
+          op: 'finishActivity',
+          accessoryId: a.accessoryId,
+          activityId: a.activityId,
+          endTime: new Date(parseActivityId(a.activityId)!.getTime() + 5000).toISOString(),
+        },
+      ]),
+    );
+    expect(changed.body.results.every((r: { ok: boolean }) => r.ok)).toBe(true);
+    listed = await listAll();
+    expect(listed.filter((a) => a.relevanceLevel === 7)).toHaveLength(3);
+    expect(await counted()).toEqual(byGroup(listed));
+
+    // Both accounts keep a day: the days of the data set go, and their counts with them.
+    for (const subject of ['user-1', 'user-2']) {
+      await ok(t, ingest, UpsertAccount, { subject, retentionDays: 1 });
+    }
+    // As the job would run three days from now: every day of the data set is past the window.
+    const later = new Date(Date.now() + 3 * 86_400_000);
+    expect(await purgeExpiredActivities(t.app.services.db, later)).toBeGreaterThan(0);
+    await ok(t, ingest, UpsertAccount, { subject: 'user-1', retentionDays: 400 });
+    expect(await listAll()).toEqual([]);
+    expect(await counted()).toEqual({});
   });
 });

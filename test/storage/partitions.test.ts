@@ -95,8 +95,18 @@ describe.each(backends)('partitions on %s', (backend) => {
         )
       ).rows.map((r) => r.p);
     expect(new Set(await where())).toEqual(new Set(['activities_future']));
+    const counted = async () =>
+      (
+        await pool.query<{ n: number }>(
+          'SELECT sum(count)::int AS n FROM activity_rollup WHERE accessory_id = $1',
+          [accessoryId],
+        )
+      ).rows[0]!.n;
+    expect(await counted()).toBe(ids.length);
     await createPartitionsAhead(pool, new Date(far.getTime() + 4 * 86_400_000));
     expect(await where()).toEqual(ids.map((id) => `activities_p${id.slice(0, 8)}`));
+    // Moved out of the guard, not counted again.
+    expect(await counted()).toBe(ids.length);
 
     // Keyset pages across the days return what one table returned.
     const reader = await t.token(['activities_basic']);

@@ -39,12 +39,11 @@ export async function purgeExpiredActivities(
         table: activitiesTable,
         // The rollup counts what the partition held (the trigger sees no drop).
         before: (p) => `UPDATE activity_rollup r SET count = r.count - x.n
-          FROM (SELECT account_id, clipgate_rollup_slot(activity_id) AS slot, accessory_id,
-                       relevance_level, array_to_string(motion_zones, ',') AS zones,
+          FROM (SELECT account_id, clipgate_rollup_slot(activity_id) AS slot, relevance_level, array_to_string(motion_zones, ',') AS zones,
                        count(*)::int AS n
-                  FROM ${p} GROUP BY 1, 2, 3, 4, 5) x
-         WHERE (r.account_id, r.slot, r.accessory_id, r.relevance_level, r.zones)
-             = (x.account_id, x.slot, x.accessory_id, x.relevance_level, x.zones)`,
+                  FROM ${p} GROUP BY 1, 2, 3, 4) x
+         WHERE (r.account_id, r.slot, r.relevance_level, r.zones)
+             = (x.account_id, x.slot, x.relevance_level, x.zones)`,
       },
     ],
     cutoff,

@@ -218,8 +218,9 @@ export class ActivityService {
     const floor = retentionFloor(account.retentionDays);
     const lo = id(from) > floor ? id(from) : floor;
     const hi = id(to);
-    // The whole quarter hours inside [lo, hi) come from the rollup, unless a filter must be
-    // tested on every activity.
+    // The whole quarter hours inside [lo, hi) come from the account's rollup, unless a filter
+    // must be tested on every activity or the accessories matter.
+    const rollup = !req.filter && !req.accessoryIds && !req.groupBy.includes('ACCESSORY');
     const quarter = (ms: number) => activityIdFromDate(new Date(ms)).slice(0, 13);
     const first = quarter(Math.ceil(parseActivityId(lo)!.getTime() / QUARTER_MS) * QUARTER_MS);
     const last = quarter(Math.floor(parseActivityId(hi)!.getTime() / QUARTER_MS) * QUARTER_MS);
@@ -228,7 +229,7 @@ export class ActivityService {
       floor,
       from: lo,
       to: hi,
-      rollup: !req.filter && first < last ? { from: first, to: last } : undefined,
+      rollup: rollup && first < last ? { from: first, to: last } : undefined,
       bucket: req.bucket === 'DAY' ? 'day' : 'hour',
       timeZone: req.timeZone,
       groupBy: [...new Set(req.groupBy)],

@@ -141,7 +141,8 @@ export interface CountQuery extends Pick<PageQuery, 'floor' | 'filter' | 'zoneMe
   groupBy: readonly CountGroup[];
   /**
    * The quarter hours (slots, `YYYYMMDDTHHMM`) from `from` up to `to` inside the range that
-   * activity_rollup answers; only the activities outside them are read. Only without a filter.
+   * activity_rollup answers; only the activities outside them are read. Only for all the
+   * account's accessories, without a filter and not by ACCESSORY (the rollup has neither).
    */
   rollup?: { from: string; to: string };
 }
@@ -188,9 +189,6 @@ export async function queryCounts(pool: pg.Pool, q: CountQuery): Promise<CountBu
       `slot >= ${a}`,
       `slot < ${b}`,
     ];
-    if (q.scope.accessoryIds) {
-      rollupWhere.push(`accessory_id = ANY(${p.param(q.scope.accessoryIds)}::uuid[])`);
-    }
     const rollupRows = zones
       ? `activity_rollup LEFT JOIN LATERAL unnest(string_to_array(zones, ',')) AS z(zone_id) ON true`
       : 'activity_rollup';

@@ -98,8 +98,8 @@ describe.each(backends)('partitions on %s', (backend) => {
     const counted = async () =>
       (
         await pool.query<{ n: number }>(
-          'SELECT sum(count)::int AS n FROM activity_rollup WHERE accessory_id = $1',
-          [accessoryId],
+          'SELECT sum(count)::int AS n FROM activity_rollup WHERE account_id = $1',
+          [accountId],
         )
       ).rows[0]!.n;
     expect(await counted()).toBe(ids.length);

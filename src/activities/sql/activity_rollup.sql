@@ -10,15 +10,14 @@ BEGIN
         UPDATE "activity_rollup" SET "count" = "count" - 1
          WHERE "account_id" = OLD."account_id"
            AND "slot" = "clipgate_rollup_slot"(OLD."activity_id")
-           AND "accessory_id" = OLD."accessory_id"
            AND "relevance_level" = OLD."relevance_level"
            AND "zones" = array_to_string(OLD."motion_zones", ',');
     END IF;
     IF TG_OP <> 'DELETE' THEN
         INSERT INTO "activity_rollup" AS r
-        VALUES (NEW."account_id", "clipgate_rollup_slot"(NEW."activity_id"), NEW."accessory_id", NEW."relevance_level",
+        VALUES (NEW."account_id", "clipgate_rollup_slot"(NEW."activity_id"), NEW."relevance_level",
                 array_to_string(NEW."motion_zones", ','), 1)
-        ON CONFLICT ("account_id", "slot", "accessory_id", "relevance_level", "zones")
+        ON CONFLICT ("account_id", "slot", "relevance_level", "zones")
         DO UPDATE SET "count" = r."count" + 1;
     END IF;
     RETURN NULL;

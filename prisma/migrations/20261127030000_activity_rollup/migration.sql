@@ -31,5 +31,12 @@ END
 $$;
 
 CREATE TRIGGER "activities_rollup"
-    AFTER INSERT OR DELETE OR UPDATE OF "relevance_level", "motion_zones" ON "activities"
+    AFTER INSERT OR DELETE ON "activities"
     FOR EACH ROW EXECUTE FUNCTION "clipgate_activity_rollup"();
+-- Ingest's upsert sets every column: only a changed relevance or set of zones moves a count.
+CREATE TRIGGER "activities_rollup_update"
+    AFTER UPDATE OF "relevance_level", "motion_zones" ON "activities"
+    FOR EACH ROW
+    WHEN (OLD."relevance_level" IS DISTINCT FROM NEW."relevance_level"
+          OR OLD."motion_zones" IS DISTINCT FROM NEW."motion_zones")
+    EXECUTE FUNCTION "clipgate_activity_rollup"();

@@ -66,6 +66,10 @@ BEGIN
            "relevanceLevel" integer, "motionZones" text[], "objectLocations" smallint[],
            "createdAt" timestamptz, "updatedAt" timestamptz, "sequence" integer)
       JOIN "accessories" x ON x."id" = r."accessoryId"
+     -- In the order of their activity_rollup rows, which the trigger locks: two concurrent
+     -- ingests take them in the same order.
+     ORDER BY "clipgate_rollup_slot"(r."activityId"), r."relevanceLevel",
+              array_to_string(r."motionZones", ',')
     ON CONFLICT ("accessory_id", "activity_id") DO UPDATE SET
         "start_time" = EXCLUDED."start_time", "end_time" = EXCLUDED."end_time",
         "playback_duration" = EXCLUDED."playback_duration",

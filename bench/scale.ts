@@ -17,11 +17,12 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { retentionFloor } from '../src/activities/ids.ts';
 import type { FilterNode } from '../src/activities/filter/index.ts';
-import { queryPage } from '../src/activities/store.ts';
+import { activitiesDrop } from '../src/activities/retention.ts';
+import { countQuery } from '../src/activities/service.ts';
+import { queryCounts, queryPage } from '../src/activities/store.ts';
 import { createLogger } from '../src/logger.ts';
 import { openDatabase } from '../src/storage/database.ts';
 import {
-  activitiesTable,
   createPartitionsAhead,
   dropPartitions,
   mediaObjectsTable,
@@ -160,6 +161,29 @@ async function measure(page: 'first' | 'deep' | 'zone'): Promise<Latency> {
   return { p50: quantile(times, 0.5), p99: quantile(times, 0.99) };
 }
 
+/** `SAMPLES` counts of the 30 days up to the data set's end by hour (Europe/Berlin), one after the other. */
+async function measureCounts(): Promise<Latency> {
+  const to = new Date(today + DAYS * DAY_MS);
+  const query = countQuery(
+    { accountId, retentionDays: 3650 },
+    {
+      from: new Date(to.getTime() - 30 * DAY_MS),
+      to,
+      bucket: 'HOUR',
+      groupBy: [],
+      timeZone: 'Europe/Berlin',
+    },
+  );
+  const times: number[] = [];
+  for (let i = 0; i < SAMPLES / 10 + 10; i++) {
+    const started = performance.now();
+    await queryCounts(db.readPool, query);
+    if (i >= 10) times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  return { p50: quantile(times, 0.5), p99: quantile(times, 0.99) };
+}
+
 async function sizes(): Promise<{ table: number; indexes: number; partitions: number }> {
   const { rows } = await pool.query<{ table: string; indexes: string; partitions: number }>(
     `SELECT sum(pg_table_size(relid))::text AS table, sum(pg_indexes_size(relid))::text AS indexes,
@@ -182,10 +206,14 @@ for (const size of SIZES) {
   const first = await measure('first');
   const deep = await measure('deep');
   const zone = await measure('zone');
+  const counts = await measureCounts();
   const s = await sizes();
   results.push({ size, first, deep, zone });
   console.log(
     `  first page p50 ${ms(first.p50)} p99 ${ms(first.p99)} | deep page p50 ${ms(deep.p50)} p99 ${ms(deep.p99)} | zone-filtered p50 ${ms(zone.p50)} p99 ${ms(zone.p99)} (p50 ${(zone.p50 / first.p50).toFixed(2)}x the first page's; target <= 1.2x)`,
+  );
+  console.log(
+    `  counts of 30 days by hour p50 ${ms(counts.p50)} p99 ${ms(counts.p99)} (target p50 < 20 ms at 1M, < 40 ms at 10M)`,
   );
   console.log(
     `  table ${mb(s.table)} + indexes ${mb(s.indexes)} in ${s.partitions} partitions (${DAYS} days of data)`,
@@ -201,7 +229,7 @@ const dayRows = (
 const purgeStarted = performance.now();
 const dropped = await dropPartitions(
   pool,
-  [{ table: mediaObjectsTable }, { table: activitiesTable }],
+  [{ table: mediaObjectsTable }, activitiesDrop],
   new Date(today + DAY_MS),
   new Date(today),
 );

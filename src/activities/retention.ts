@@ -1,7 +1,23 @@
 import type { Database } from '../storage/database.ts';
-import { activitiesTable, dropPartitions, mediaObjectsTable } from '../storage/partitions.ts';
+import {
+  activitiesTable,
+  dropPartitions,
+  mediaObjectsTable,
+  type PartitionDrop,
+} from '../storage/partitions.ts';
 
 const DAY_MS = 86_400_000;
+
+/** Dropping a day of activities: the rollup first forgets what it held (no trigger sees it). */
+export const activitiesDrop: PartitionDrop = {
+  table: activitiesTable,
+  before: (p) => `UPDATE activity_rollup r SET count = r.count - x.n
+    FROM (SELECT account_id, clipgate_rollup_slot(activity_id) AS slot, relevance_level,
+                 array_to_string(motion_zones, ',') AS zones, count(*)::int AS n
+            FROM ${p} GROUP BY 1, 2, 3, 4) x
+   WHERE (r.account_id, r.slot, r.relevance_level, r.zones)
+       = (x.account_id, x.slot, x.relevance_level, x.zones)`,
+};
 
 /**
  * Drops the days of activities (and of their media, partitioned alike) that are past every
@@ -35,16 +51,7 @@ export async function purgeExpiredActivities(
         before: (p) => `INSERT INTO media_garbage (prefix)
           SELECT accessory_id || '/' || activity_id || '/' || upload_id || '/' FROM ${p}`,
       },
-      {
-        table: activitiesTable,
-        // The rollup counts what the partition held (the trigger sees no drop).
-        before: (p) => `UPDATE activity_rollup r SET count = r.count - x.n
-          FROM (SELECT account_id, clipgate_rollup_slot(activity_id) AS slot, relevance_level, array_to_string(motion_zones, ',') AS zones,
-                       count(*)::int AS n
-                  FROM ${p} GROUP BY 1, 2, 3, 4) x
-         WHERE (r.account_id, r.slot, r.relevance_level, r.zones)
-             = (x.account_id, x.slot, x.relevance_level, x.zones)`,
-      },
+      activitiesDrop,
     ],
     cutoff,
     now,

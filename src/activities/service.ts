@@ -17,6 +17,7 @@ import {
   queryPage,
   type CountBucket,
   type CountGroup,
+  type CountQuery,
   type Operator,
   type Page,
   type PageScope,
@@ -213,29 +214,7 @@ export class ActivityService {
       );
     }
     await this.checkChosen(account, req.accessoryIds);
-    // An activity counts when the second of its id is in [from, to): ids from the next whole second.
-    const id = (t: Date) => activityIdFromDate(new Date(Math.ceil(t.getTime() / 1000) * 1000));
-    const floor = retentionFloor(account.retentionDays);
-    const lo = id(from) > floor ? id(from) : floor;
-    const hi = id(to);
-    // The whole quarter hours inside [lo, hi) come from the account's rollup, unless a filter
-    // must be tested on every activity or the accessories matter.
-    const rollup = !req.filter && !req.accessoryIds && !req.groupBy.includes('ACCESSORY');
-    const quarter = (ms: number) => activityIdFromDate(new Date(ms)).slice(0, 13);
-    const first = quarter(Math.ceil(parseActivityId(lo)!.getTime() / QUARTER_MS) * QUARTER_MS);
-    const last = quarter(Math.floor(parseActivityId(hi)!.getTime() / QUARTER_MS) * QUARTER_MS);
-    return queryCounts(this.db.readPool, {
-      scope: { accountId: account.accountId, accessoryIds: req.accessoryIds },
-      floor,
-      from: lo,
-      to: hi,
-      rollup: rollup && first < last ? { from: first, to: last } : undefined,
-      bucket: req.bucket === 'DAY' ? 'day' : 'hour',
-      timeZone: req.timeZone,
-      groupBy: [...new Set(req.groupBy)],
-      filter: req.filter,
-      zoneMembership: req.filter && testsZones(req.filter) ? zoneMembershipSql() : undefined,
-    });
+    return queryCounts(this.db.readPool, countQuery(account, req));
   }
 
   /** The time zone names the database knows, read once. */
@@ -279,6 +258,36 @@ export class ActivityService {
     if (!outcome.ok) throw outcome.error;
     return outcome.activity!;
   }
+}
+
+/** A checked count request as the query that answers it for the account. */
+export function countQuery(
+  account: Pick<AccountView, 'accountId' | 'retentionDays'>,
+  req: CountRequest,
+): CountQuery {
+  // An activity counts when the second of its id is in [from, to): ids from the next whole second.
+  const id = (t: Date) => activityIdFromDate(new Date(Math.ceil(t.getTime() / 1000) * 1000));
+  const floor = retentionFloor(account.retentionDays);
+  const lo = id(req.from) > floor ? id(req.from) : floor;
+  const hi = id(req.to);
+  // The whole quarter hours inside [lo, hi) come from the account's rollup, unless a filter
+  // must be tested on every activity or the accessories matter.
+  const rollup = !req.filter && !req.accessoryIds && !req.groupBy.includes('ACCESSORY');
+  const quarter = (ms: number) => activityIdFromDate(new Date(ms)).slice(0, 13);
+  const first = quarter(Math.ceil(parseActivityId(lo)!.getTime() / QUARTER_MS) * QUARTER_MS);
+  const last = quarter(Math.floor(parseActivityId(hi)!.getTime() / QUARTER_MS) * QUARTER_MS);
+  return {
+    scope: { accountId: account.accountId, accessoryIds: req.accessoryIds },
+    floor,
+    from: lo,
+    to: hi,
+    rollup: rollup && first < last ? { from: first, to: last } : undefined,
+    bucket: req.bucket === 'DAY' ? 'day' : 'hour',
+    timeZone: req.timeZone,
+    groupBy: [...new Set(req.groupBy)],
+    filter: req.filter,
+    zoneMembership: req.filter && testsZones(req.filter) ? zoneMembershipSql() : undefined,
+  };
 }
 
 /** The motionZones of ingest: zone ids z1..z5 and zR, at most six. */

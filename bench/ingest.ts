@@ -165,9 +165,10 @@ try {
           );
         }
         await client.query(
-          `INSERT INTO activities (accessory_id, activity_id, start_time, relevance_level, created_at)
-           VALUES ($1, $2, $3, 1, $3)`,
-          [accessoryId, activityId, createdAt],
+          `INSERT INTO activities (accessory_id, account_id, activity_id, start_time, relevance_level,
+                                   created_at)
+           VALUES ($1, $4, $2, $3, 1, $3)`,
+          [accessoryId, activityId, createdAt, accountId],
         );
         if (lock) {
           await client.query('SELECT pg_advisory_xact_lock(1818851941, hashtext($1))', [accountId]);

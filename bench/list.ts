@@ -1,6 +1,7 @@
 // bench/list: listing throughput and latency on 1,000,000 activities over 100 accessories in
 // the local PostgreSQL. Prints req/s and p50/p99 for a 20-item page (first page and 10,000 deep)
-// over REST and GraphQL, beside the same keyset query straight through pg and served by a bare
+// over REST and GraphQL, per accessory and across the account (the timeline), the counts of 30
+// days by hour, beside the same keyset query straight through pg and served by a bare
 // Node HTTP handler, with the ratios, all measured in this one run.
 //
 //   npm run bench:list [-- --seconds 5 --concurrency 16 --warmup 3]
@@ -56,6 +57,21 @@ for (const id of accessoryIds) {
   deepStart.set(id, rows[0]!.activity_id);
 }
 const pick = (i: number) => accessoryIds[i % accessoryIds.length]!;
+// The account timeline's position 10,000 deep (every accessory has an activity each minute).
+const timelineDeep = (
+  await db.pool.query<{ activity_id: string; accessory_id: string }>(
+    `SELECT activity_id, accessory_id FROM activities
+      ORDER BY activity_id DESC, accessory_id DESC OFFSET $1 LIMIT 1`,
+    [DEPTH],
+  )
+).rows[0]!;
+// Counts: the 30 days up to now, by hour (the whole data set, a week of it, lies inside).
+const countsBody = {
+  from: new Date(Date.now() - 30 * 86_400_000).toISOString(),
+  to: new Date().toISOString(),
+  bucket: 'HOUR',
+  timeZone: 'Europe/Berlin',
+};
 const duration = seconds * 1000;
 const WARM_UP_MS = Number(values.warmup) * 1000;
 const results: Record<string, LoadResult> = {};
@@ -120,6 +136,15 @@ const pages: Record<string, (http: Pool, i: number) => Promise<void>> = {
       query: PAGE,
       variables: { id: pick(i), after: deepStart.get(pick(i)) },
     }),
+  'REST timeline first page': (h) => post(h, '/api/activities', { limit: 20 }),
+  'REST timeline 10,000 deep': (h) =>
+    post(h, '/api/activities', {
+      limit: 20,
+      startActivityId: timelineDeep.activity_id,
+      startAccessoryId: timelineDeep.accessory_id,
+      operator: '<',
+    }),
+  'REST counts 30 days by hour': (h) => post(h, '/api/activities/counts', countsBody),
 };
 await warm(service.port, Object.values(pages));
 for (const [name, request] of Object.entries(pages)) await drive(service.port, name, request);
@@ -209,4 +234,7 @@ ratios (target in brackets)
   REST first page p99 / p50                 ${spread('REST first page')}  [<= 2]
   bare pg+HTTP / pg query throughput        ${ratio('bare pg + HTTP first page', 'pg keyset query, first', (r) => r.rps)}
   REST zone-filtered / unfiltered p50       ${ratio('REST zone-filtered page', 'REST first page, again', (r) => r.p50)}  [<= 1.2]
-  REST zone-filtered / unfiltered req/s     ${ratio('REST zone-filtered page', 'REST first page, again', (r) => r.rps)}`);
+  REST zone-filtered / unfiltered req/s     ${ratio('REST zone-filtered page', 'REST first page, again', (r) => r.rps)}
+  timeline / per-accessory first page p50   ${ratio('REST timeline first page', 'REST first page', (r) => r.p50)}  [<= 1.3]
+  timeline deep / first page p50            ${ratio('REST timeline 10,000 deep', 'REST timeline first page', (r) => r.p50)}  [<= 1.1]
+  counts 30 days by hour p50 (ms)           ${results['REST counts 30 days by hour']!.p50.toFixed(1)}  [< 20]`);

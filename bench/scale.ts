@@ -17,11 +17,12 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { retentionFloor } from '../src/activities/ids.ts';
 import type { FilterNode } from '../src/activities/filter/index.ts';
-import { queryPage } from '../src/activities/store.ts';
+import { activitiesDrop } from '../src/activities/retention.ts';
+import { countQuery } from '../src/activities/service.ts';
+import { queryCounts, queryPage } from '../src/activities/store.ts';
 import { createLogger } from '../src/logger.ts';
 import { openDatabase } from '../src/storage/database.ts';
 import {
-  activitiesTable,
   createPartitionsAhead,
   dropPartitions,
   mediaObjectsTable,
@@ -90,15 +91,16 @@ async function loadTo(target: number): Promise<void> {
     );
     // Each accessory gets its own second offset so that ids interleave across accessories.
     await pool.query(
-      `INSERT INTO activities (accessory_id, activity_id, start_time, end_time, playback_duration,
-                               relevance_level, motion_zones, object_locations, created_at)
-       SELECT x.id, to_char(t AT TIME ZONE 'UTC', 'YYYYMMDD"T"HH24MISS"Z"'), t, t + interval '20 s', 20,
+      `INSERT INTO activities (accessory_id, account_id, activity_id, start_time, end_time,
+                               playback_duration, relevance_level, motion_zones, object_locations,
+                               created_at)
+       SELECT x.id, $5::uuid, to_char(t AT TIME ZONE 'UTC', 'YYYYMMDD"T"HH24MISS"Z"'), t, t + interval '20 s', 20,
               i % 4, ARRAY['z' || (i % 3)],
               ARRAY[(i * 7 + k) % 128, (i * 13 + k * 3) % 128]::smallint[], t
          FROM unnest($1::uuid[]) WITH ORDINALITY AS x(id, k),
               generate_series(0, $2::int - 1) AS i,
               LATERAL (SELECT to_timestamp($3::float8 / 1000 + i * $4::int + (k % $4::int))) AS ts(t)`,
-      [ids, PER_ACCESSORY, today, spacingSeconds],
+      [ids, PER_ACCESSORY, today, spacingSeconds, accountId],
     );
     await pool.query(
       `INSERT INTO zone_sets (accessory_id, last_modified)
@@ -145,7 +147,7 @@ async function measure(page: 'first' | 'deep' | 'zone'): Promise<Latency> {
     const started = performance.now();
     const accessoryId = pick();
     const { activities } = await queryPage(db.readPool, {
-      accessoryId,
+      scope: { accessoryId },
       floor,
       scanDirectionNewer: true,
       limit: 20,
@@ -154,6 +156,29 @@ async function measure(page: 'first' | 'deep' | 'zone'): Promise<Latency> {
     });
     if (activities.length !== 20) throw new Error('short page');
     if (i >= 100) times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  return { p50: quantile(times, 0.5), p99: quantile(times, 0.99) };
+}
+
+/** `SAMPLES` counts of the 30 days up to the data set's end by hour (Europe/Berlin), one after the other. */
+async function measureCounts(): Promise<Latency> {
+  const to = new Date(today + DAYS * DAY_MS);
+  const query = countQuery(
+    { accountId, retentionDays: 3650 },
+    {
+      from: new Date(to.getTime() - 30 * DAY_MS),
+      to,
+      bucket: 'HOUR',
+      groupBy: [],
+      timeZone: 'Europe/Berlin',
+    },
+  );
+  const times: number[] = [];
+  for (let i = 0; i < SAMPLES / 10 + 10; i++) {
+    const started = performance.now();
+    await queryCounts(db.readPool, query);
+    if (i >= 10) times.push(performance.now() - started);
   }
   times.sort((a, b) => a - b);
   return { p50: quantile(times, 0.5), p99: quantile(times, 0.99) };
@@ -181,10 +206,14 @@ for (const size of SIZES) {
   const first = await measure('first');
   const deep = await measure('deep');
   const zone = await measure('zone');
+  const counts = await measureCounts();
   const s = await sizes();
   results.push({ size, first, deep, zone });
   console.log(
     `  first page p50 ${ms(first.p50)} p99 ${ms(first.p99)} | deep page p50 ${ms(deep.p50)} p99 ${ms(deep.p99)} | zone-filtered p50 ${ms(zone.p50)} p99 ${ms(zone.p99)} (p50 ${(zone.p50 / first.p50).toFixed(2)}x the first page's; target <= 1.2x)`,
+  );
+  console.log(
+    `  counts of 30 days by hour p50 ${ms(counts.p50)} p99 ${ms(counts.p99)} (target p50 < 20 ms at 1M, < 40 ms at 10M)`,
   );
   console.log(
     `  table ${mb(s.table)} + indexes ${mb(s.indexes)} in ${s.partitions} partitions (${DAYS} days of data)`,
@@ -200,7 +229,7 @@ const dayRows = (
 const purgeStarted = performance.now();
 const dropped = await dropPartitions(
   pool,
-  [{ table: mediaObjectsTable }, { table: activitiesTable }],
+  [{ table: mediaObjectsTable }, activitiesDrop],
   new Date(today + DAY_MS),
   new Date(today),
 );

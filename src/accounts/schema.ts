@@ -10,7 +10,7 @@ export const AccountRef = builder.objectRef<AccountView>('Account').implement({
   }),
 });
 
-const ViewerRef = builder
+export const ViewerRef = builder
   .objectRef<{ accountId: string | null; clientId: string; scopes: readonly string[] }>('Viewer')
   .implement({
     description: 'Who the token speaks for.',

@@ -1,5 +1,9 @@
 import { z } from 'zod';
 import { invalidArgument } from '../errors.ts';
+import { checkUuid } from '../ids.ts';
+import type { MediaLookup } from '../media/lookup.ts';
+import type { MediaUrls } from '../media/signing.ts';
+import { timestamp } from '../schemas.ts';
 import { route } from '../http/rest.ts';
 import { parseFilter } from './filter/index.ts';
 import { isActivityId } from './ids.ts';
@@ -9,10 +13,18 @@ import {
   activityJson,
   activitySchema,
   extraFieldNames,
+  type ActivityRecord,
 } from './model.ts';
 import { ingestBatch, ingestItemSchema, ingestResultSchema, MAX_BATCH_ITEMS } from './batch.ts';
-import { DEFAULT_LIMIT, MAX_LIMIT, type ListRequest } from './service.ts';
-import { operators } from './store.ts';
+import {
+  checkAccessoryIds,
+  DEFAULT_LIMIT,
+  MAX_LIMIT,
+  MAX_COUNT_RANGE_DAYS,
+  MAX_TIMELINE_ACCESSORIES,
+  type ListRequest,
+} from './service.ts';
+import { countGroups, operators } from './store.ts';
 
 const activityId = z.string().refine(isActivityId, 'must be an activityId (YYYYMMDDTHHMMSSZ)');
 
@@ -42,6 +54,69 @@ const activityPage = z
   })
   .meta({ id: 'ActivityPage' });
 
+const timelineBody = listBody
+  .extend({
+    accessoryIds: z
+      .array(z.string())
+      .optional()
+      .meta({
+        description: `Only these accessories (1..${MAX_TIMELINE_ACCESSORIES}), each the caller's (another's: 404); default all of the account's`,
+      }),
+    startAccessoryId: z.string().optional().meta({
+      description:
+        "With startActivityId: a position between the accessories' activities of that second (the timeline orders them by accessory id); without it, startActivityId bounds by id alone",
+    }),
+  })
+  .strict()
+  .meta({
+    id: 'TimelineRequest',
+    description:
+      'The listing request (ActivityListRequest) across the accessories of the account, plus accessoryIds and startAccessoryId.',
+  });
+
+const timelinePage = activityPage
+  .extend({
+    nextStartAccessoryId: z.string().optional().meta({
+      description:
+        'Present with nextStartActivityId: continue with both (startActivityId, startAccessoryId) and operator `<` (newest-first scan) or `>` (oldest-first)',
+    }),
+  })
+  .meta({ id: 'TimelinePage' });
+
+const instant = z.iso.datetime({ offset: true });
+
+const countsBody = z
+  .strictObject({
+    from: instant.meta({ description: 'ISO 8601 with a zone or Z' }),
+    to: instant.meta({
+      description: `Exclusive; at most ${MAX_COUNT_RANGE_DAYS} days after from`,
+    }),
+    bucket: z.enum(['HOUR', 'DAY']),
+    groupBy: z.array(z.enum(countGroups)).max(countGroups.length).optional(),
+    filter: z.string().max(4096).optional(),
+    accessoryIds: z.array(z.string()).optional(),
+    timeZone: z.string().max(64).optional().meta({ description: 'An IANA name; default UTC' }),
+  })
+  .meta({
+    id: 'ActivityCountsRequest',
+    description:
+      'Counts of the activities created from `from` up to `to`, per hour or day of `timeZone`, by the groups asked for',
+  });
+
+const countsAnswer = z
+  .strictObject({
+    buckets: z.array(
+      z.strictObject({
+        start: timestamp,
+        count: z.int(),
+        accessoryId: z.string().nullable(),
+        relevanceLevel: z.int().nullable(),
+        zoneId: z.string().nullable(),
+      }),
+    ),
+  })
+  .meta({ id: 'ActivityCounts' });
+
 /** The REST listing body as the list request the service takes. */
 export function listRequest(body: z.infer<typeof listBody>): ListRequest {
   const { startActivityId, operator } = body;
@@ -61,6 +136,23 @@ export function listRequest(body: z.infer<typeof listBody>): ListRequest {
   };
 }
 
+/** The media URLs of listed activities (extraFields `media`), by `accessoryId/activityId`. */
+async function mediaOf(
+  lookup: MediaLookup,
+  activities: readonly ActivityRecord[],
+): Promise<Map<string, MediaUrls | null>> {
+  const byAccessory = new Map<string, string[]>();
+  for (const a of activities) {
+    byAccessory.set(a.accessoryId, [...(byAccessory.get(a.accessoryId) ?? []), a.activityId]);
+  }
+  const urls = new Map<string, MediaUrls | null>();
+  for (const [accessoryId, activityIds] of byAccessory) {
+    const found = await lookup.urlsFor(accessoryId, activityIds);
+    for (const [activityId, media] of found) urls.set(`${accessoryId}/${activityId}`, media);
+  }
+  return urls;
+}
+
 export const activityRoutes = [
   route({
     method: 'POST',
@@ -76,18 +168,85 @@ export const activityRoutes = [
       const page = await ctx.services.activities.list(account, params.accessoryId!, request);
       const extra = new Set(body.extraFields);
       const media = extra.has('media')
-        ? await ctx.services.media.lookup.urlsFor(
-            params.accessoryId!,
-            page.activities.map((a) => a.activityId),
-          )
+        ? await mediaOf(ctx.services.media.lookup, page.activities)
         : undefined;
       return {
         body: {
           activities: page.activities.map((a) =>
-            activityJson(a, extra, media?.get(a.activityId) ?? null),
+            activityJson(a, extra, media?.get(`${a.accessoryId}/${a.activityId}`) ?? null),
           ),
           ...(page.nextStartActivityId && { nextStartActivityId: page.nextStartActivityId }),
         },
+      };
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/api/activities',
+    operationId: 'listTimeline',
+    summary:
+      "The account timeline: activities of all the account's accessories (or the chosen ones), newest to oldest, a page at a time",
+    scopes: ['activities_basic'],
+    body: timelineBody,
+    response: timelinePage,
+    async handle(ctx, { body }) {
+      const { accessoryIds, startAccessoryId, ...listing } = body;
+      const request = {
+        ...listRequest(listing),
+        accessoryIds: accessoryIds && checkAccessoryIds(accessoryIds),
+        startAccessoryId:
+          startAccessoryId === undefined
+            ? undefined
+            : checkUuid('startAccessoryId', startAccessoryId),
+      };
+      if (startAccessoryId !== undefined && body.startActivityId === undefined) {
+        throw invalidArgument(
+          'startActivityId',
+          'startActivityId is required with startAccessoryId',
+        );
+      }
+      const account = await ctx.ownAccount();
+      const page = await ctx.services.activities.timeline(account, request);
+      const extra = new Set(body.extraFields);
+      const media = extra.has('media')
+        ? await mediaOf(ctx.services.media.lookup, page.activities)
+        : undefined;
+      return {
+        body: {
+          activities: page.activities.map((a) =>
+            activityJson(a, extra, media?.get(`${a.accessoryId}/${a.activityId}`) ?? null),
+          ),
+          ...(page.nextStartActivityId && {
+            nextStartActivityId: page.nextStartActivityId,
+            nextStartAccessoryId: page.nextStartAccessoryId,
+          }),
+        },
+      };
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/api/activities/counts',
+    operationId: 'countActivities',
+    summary:
+      "Activities of the account's accessories (or the chosen ones) per hour or day of a time zone, by accessory, relevance or zone",
+    scopes: ['activities_basic'],
+    body: countsBody,
+    response: countsAnswer,
+    async handle(ctx, { body }) {
+      const request = {
+        from: new Date(body.from),
+        to: new Date(body.to),
+        bucket: body.bucket,
+        groupBy: body.groupBy ?? [],
+        timeZone: body.timeZone ?? 'UTC',
+        filter: body.filter?.trim() ? parseFilter(body.filter) : undefined,
+        accessoryIds: body.accessoryIds && checkAccessoryIds(body.accessoryIds),
+      };
+      const account = await ctx.ownAccount();
+      const buckets = await ctx.services.activities.counts(account, request);
+      return {
+        body: { buckets: buckets.map((b) => ({ ...b, start: b.start.toISOString() })) },
       };
     },
   }),

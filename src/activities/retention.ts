@@ -1,7 +1,23 @@
 import type { Database } from '../storage/database.ts';
-import { activitiesTable, dropPartitions, mediaObjectsTable } from '../storage/partitions.ts';
+import {
+  activitiesTable,
+  dropPartitions,
+  mediaObjectsTable,
+  type PartitionDrop,
+} from '../storage/partitions.ts';
 
 const DAY_MS = 86_400_000;
+
+/** Dropping a day of activities: the rollup first forgets what it held (no trigger sees it). */
+export const activitiesDrop: PartitionDrop = {
+  table: activitiesTable,
+  before: (p) => `UPDATE activity_rollup r SET count = r.count - x.n
+    FROM (SELECT account_id, clipgate_rollup_slot(activity_id) AS slot, relevance_level,
+                 array_to_string(motion_zones, ',') AS zones, count(*)::int AS n
+            FROM ${p} GROUP BY 1, 2, 3, 4) x
+   WHERE (r.account_id, r.slot, r.relevance_level, r.zones)
+       = (x.account_id, x.slot, x.relevance_level, x.zones)`,
+};
 
 /**
  * Drops the days of activities (and of their media, partitioned alike) that are past every
@@ -11,7 +27,8 @@ const DAY_MS = 86_400_000;
  * Several instances may run it at once (the partition lock serializes them).
  *
  * Dropping a partition fires no trigger, so the media partition first queues its stored objects
- * in media_garbage, in the same transaction; `MediaCleanup.collectGarbage` (the
+ * in media_garbage, and the activities partition takes what it held off activity_rollup, in the
+ * same transaction; `MediaCleanup.collectGarbage` (the
  * `media.garbage` job) deletes them from the store.
  */
 export async function purgeExpiredActivities(
@@ -34,7 +51,7 @@ export async function purgeExpiredActivities(
         before: (p) => `INSERT INTO media_garbage (prefix)
           SELECT accessory_id || '/' || activity_id || '/' || upload_id || '/' FROM ${p}`,
       },
-      { table: activitiesTable },
+      activitiesDrop,
     ],
     cutoff,
     now,

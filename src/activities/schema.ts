@@ -1,5 +1,7 @@
 import { AccessoryRef } from '../accessories/schema.ts';
+import { ViewerRef } from '../accounts/schema.ts';
 import { invalidArgument } from '../errors.ts';
+import { isUuid } from '../ids.ts';
 import type { EventType } from '../events/types.ts';
 import { builder, scopedLoader } from '../graphql/builder.ts';
 import { ActivityMediaRef } from '../media/schema.ts';
@@ -15,7 +17,16 @@ import { isActivityId } from './ids.ts';
 import { ingestBatch, type IngestResult } from './batch.ts';
 import type { ActivityRecord } from './model.ts';
 import { reportMotion, type MotionState } from './motion.ts';
-import { DEFAULT_LIMIT, MAX_LIMIT, type ActivityKey, type ListRequest } from './service.ts';
+import {
+  checkAccessoryIds,
+  DEFAULT_LIMIT,
+  MAX_LIMIT,
+  MAX_COUNT_RANGE_DAYS,
+  MAX_TIMELINE_ACCESSORIES,
+  type ActivityKey,
+  type ListRequest,
+} from './service.ts';
+import { countGroups, type CountBucket, type Operator, type Page } from './store.ts';
 
 export const ActivityRef = builder
   .nodeRef<ActivityRecord, ActivityKey>('Activity', {
@@ -72,10 +83,27 @@ interface ConnectionArgs {
   where?: ActivityWhereInput | null;
 }
 
-function cursor(field: string, value: string | null | undefined): string | undefined {
-  if (value == null) return undefined;
+/** A position in the listing's order, as a cursor names it. */
+interface Cursor {
+  activityId: string;
+  accessoryId?: string;
+}
+
+/** The per-accessory listing's cursors: activityIds, verbatim. */
+function activityCursor(field: string, value: string): Cursor {
   if (!isActivityId(value)) throw invalidArgument(field, `${field} must be an activityId`);
-  return value;
+  return { activityId: value };
+}
+
+/** The timeline's cursors: `activityId:accessoryId`, the position of an activity in it. */
+export const timelineCursor = (a: ActivityKey) => `${a.activityId}:${a.accessoryId}`;
+
+function parseTimelineCursor(field: string, value: string): Cursor {
+  const [activityId = '', accessoryId = '', ...rest] = value.split(':');
+  if (!isActivityId(activityId) || !isUuid(accessoryId) || rest.length > 0) {
+    throw invalidArgument(field, `${field} must be a cursor of this connection`);
+  }
+  return { activityId, accessoryId };
 }
 
 /**
@@ -83,13 +111,18 @@ function cursor(field: string, value: string | null | undefined): string | undef
  * them: first = newest-first scan; after = `<`; last + before = oldest-first scan with `>`;
  * since = `>=`.
  */
-export function connectionRequest(args: ConnectionArgs): ListRequest {
+export function connectionRequest(
+  args: ConnectionArgs,
+  parseCursor: (field: string, value: string) => Cursor = activityCursor,
+): ListRequest {
   if (args.first != null && args.last != null) {
     throw invalidArgument('last', 'use first or last, not both');
   }
-  const after = cursor('after', args.after);
-  const before = cursor('before', args.before);
-  const since = cursor('since', args.since);
+  const parse = (field: string, value: string | null | undefined) =>
+    value == null ? undefined : parseCursor(field, value);
+  const after = parse('after', args.after);
+  const before = parse('before', args.before);
+  const since = parse('since', args.since);
   if (before !== undefined && args.last == null) {
     throw invalidArgument('before', 'before pages with last');
   }
@@ -101,13 +134,18 @@ export function connectionRequest(args: ConnectionArgs): ListRequest {
   if (limit < 1 || limit > MAX_LIMIT) {
     throw invalidArgument(sizeField, `${sizeField} must be 1..${MAX_LIMIT}`);
   }
+  const bound = (c: Cursor, operator: Operator) => ({
+    startActivityId: c.activityId,
+    ...(c.accessoryId !== undefined && { startAccessoryId: c.accessoryId }),
+    operator,
+  });
   const start =
     after !== undefined
-      ? { startActivityId: after, operator: '<' as const }
+      ? bound(after, '<')
       : before !== undefined
-        ? { startActivityId: before, operator: '>' as const }
+        ? bound(before, '>')
         : since !== undefined
-          ? { startActivityId: since, operator: '>=' as const }
+          ? bound(since, '>=')
           : {};
   return {
     scanDirectionNewer: args.last == null,
@@ -117,6 +155,23 @@ export function connectionRequest(args: ConnectionArgs): ListRequest {
       args.filter?.trim() ? parseFilter(args.filter) : undefined,
       whereFilter(args.where),
     ),
+  };
+}
+
+/** A page as a Relay connection; `cursor` names each activity's position. */
+function connection(request: ListRequest, page: Page, cursor: (a: ActivityRecord) => string) {
+  const more = page.nextStartActivityId !== undefined;
+  const first = page.activities[0];
+  const last = page.activities.at(-1);
+  return {
+    edges: page.activities.map((a) => ({ cursor: cursor(a), node: a })),
+    pageInfo: {
+      hasNextPage: request.scanDirectionNewer && more,
+      hasPreviousPage: !request.scanDirectionNewer && more,
+      startCursor: first ? cursor(first) : null,
+      endCursor: last ? cursor(last) : null,
+    },
+    nextStartActivityId: page.nextStartActivityId ?? null,
   };
 }
 
@@ -142,17 +197,7 @@ builder.objectFields(AccessoryRef, (t) => ({
         const request = connectionRequest(args);
         const account = await ctx.ownAccount();
         const page = await ctx.services.activities.list(account, accessory.accessoryId, request);
-        const more = page.nextStartActivityId !== undefined;
-        return {
-          edges: page.activities.map((a) => ({ cursor: a.activityId, node: a })),
-          pageInfo: {
-            hasNextPage: request.scanDirectionNewer && more,
-            hasPreviousPage: !request.scanDirectionNewer && more,
-            startCursor: page.activities[0]?.activityId ?? null,
-            endCursor: page.activities.at(-1)?.activityId ?? null,
-          },
-          nextStartActivityId: page.nextStartActivityId ?? null,
-        };
+        return connection(request, page, (a) => a.activityId);
       },
     },
     {
@@ -181,6 +226,120 @@ builder.objectFields(AccessoryRef, (t) => ({
           if ((err as { code?: string }).code === 'NOT_FOUND') return null;
           throw err;
         });
+    },
+  }),
+}));
+
+builder.objectFields(ViewerRef, (t) => ({
+  activities: t.connection(
+    {
+      type: ActivityRef,
+      description:
+        "The account timeline: the activities of all the account's accessories (or of `accessoryIds`), newest to oldest in every case, by the rules of `Accessory.activities`; activities of one second go by accessory id, descending. Cursors are positions, `activityId:accessoryId`.",
+      authScopes: { activities_basic: true },
+      args: {
+        filter: t.arg.string({
+          description: 'An expression of the filter language, as in `Accessory.activities`.',
+        }),
+        where: t.arg({
+          type: ActivityWhere,
+          description: 'The typed form of a filter; with `filter` too, both must hold.',
+        }),
+        accessoryIds: t.arg.idList({
+          description: `Only these accessories (1..${MAX_TIMELINE_ACCESSORIES}), each the account's (another's: NOT_FOUND).`,
+        }),
+      },
+      resolve: async (_viewer, args, ctx) => {
+        const request = connectionRequest(args, parseTimelineCursor);
+        const accessoryIds = args.accessoryIds
+          ? checkAccessoryIds(args.accessoryIds.map(String))
+          : undefined;
+        const account = await ctx.ownAccount();
+        const page = await ctx.services.activities.timeline(account, { ...request, accessoryIds });
+        return connection(request, page, timelineCursor);
+      },
+    },
+    { name: 'TimelineConnection' },
+    { name: 'TimelineEdge' },
+  ),
+}));
+
+const CountBucketRef = builder.enumType('CountBucket', {
+  description: 'A calendar hour or day of the time zone asked for.',
+  values: ['HOUR', 'DAY'] as const,
+});
+
+const CountGroupRef = builder.enumType('CountGroup', {
+  values: countGroups,
+});
+
+const ActivityCountBucketRef = builder.objectRef<CountBucket>('ActivityCountBucket').implement({
+  description:
+    'The activities created in one bucket (and group): the grouped fields are set, the others null.',
+  fields: (t) => ({
+    start: t.expose('start', {
+      type: 'DateTime',
+      description: 'Where the hour or day begins (in the range: a partial first bucket too).',
+    }),
+    count: t.exposeInt('count'),
+    accessoryId: t.exposeID('accessoryId', { nullable: true }),
+    relevanceLevel: t.exposeInt('relevanceLevel', { nullable: true }),
+    zoneId: t.exposeString('zoneId', {
+      nullable: true,
+      description: 'Grouped by ZONE: a zone of its motionZones; null for activities in none.',
+    }),
+  }),
+});
+
+const ActivityCountsRef = builder
+  .objectRef<{ buckets: CountBucket[] }>('ActivityCounts')
+  .implement({
+    fields: (t) => ({
+      buckets: t.field({
+        type: [ActivityCountBucketRef],
+        description: 'By start, then group; buckets without activities are left out.',
+        resolve: (c) => c.buckets,
+      }),
+    }),
+  });
+
+builder.objectFields(ViewerRef, (t) => ({
+  activityCounts: t.field({
+    type: ActivityCountsRef,
+    description:
+      "How many activities of the account's accessories (or of `accessoryIds`) were created in each hour or day of `timeZone` from `from` up to `to`; exactly what the timeline lists for that range and filter.",
+    authScopes: { activities_basic: true },
+    args: {
+      from: t.arg({ type: 'DateTime', required: true }),
+      to: t.arg({
+        type: 'DateTime',
+        required: true,
+        description: `Exclusive; at most ${MAX_COUNT_RANGE_DAYS} days after from.`,
+      }),
+      bucket: t.arg({ type: CountBucketRef, required: true }),
+      groupBy: t.arg({ type: [CountGroupRef], description: 'Default: none, one count a bucket.' }),
+      filter: t.arg.string({ description: 'An expression of the filter language.' }),
+      where: t.arg({ type: ActivityWhere, description: 'With `filter` too, both must hold.' }),
+      accessoryIds: t.arg.idList({ description: 'As in `activities`.' }),
+      timeZone: t.arg.string({ description: 'An IANA name, e.g. Europe/Berlin; default UTC.' }),
+    },
+    resolve: async (_viewer, args, ctx) => {
+      const account = await ctx.ownAccount();
+      const buckets = await ctx.services.activities.counts(account, {
+        from: args.from,
+        to: args.to,
+        bucket: args.bucket,
+        groupBy: args.groupBy ?? [],
+        timeZone: args.timeZone ?? 'UTC',
+        filter: bothFilters(
+          args.filter?.trim() ? parseFilter(args.filter) : undefined,
+          whereFilter(args.where),
+        ),
+        accessoryIds: args.accessoryIds
+          ? checkAccessoryIds(args.accessoryIds.map(String))
+          : undefined,
+      });
+      return { buckets };
     },
   }),
 }));

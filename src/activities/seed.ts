@@ -38,16 +38,16 @@ export async function seedActivities(db: Database, o: SeedOptions): Promise<Seed
     });
     accessoryIds.push(accessory.id);
     await db.pool.query(
-      `INSERT INTO activities (accessory_id, activity_id, created_at, start_time, end_time,
+      `INSERT INTO activities (accessory_id, account_id, activity_id, created_at, start_time, end_time,
                                playback_duration, relevance_level, motion_zones, object_locations)
-       SELECT $1::uuid, to_char(ts AT TIME ZONE 'UTC', 'YYYYMMDD"T"HH24MISS"Z"'), ts,
+       SELECT $1::uuid, $5::uuid, to_char(ts AT TIME ZONE 'UTC', 'YYYYMMDD"T"HH24MISS"Z"'), ts,
               ts + interval '1 second', ts + interval '21 seconds', 20000, i % 4,
               CASE i % 3 WHEN 0 THEN ARRAY['z1'] WHEN 1 THEN ARRAY['z2', 'z3'] ELSE ARRAY[]::text[] END,
               ARRAY[(i * 7) % 128, (i * 13) % 128]::smallint[]
          FROM (SELECT i, date_trunc('second', $2::timestamptz) - make_interval(secs => i * $3) AS ts
                  FROM generate_series(1, $4::int) AS i) AS s
        ON CONFLICT DO NOTHING`,
-      [accessory.id, now.toISOString(), o.spacingSeconds, o.activities],
+      [accessory.id, now.toISOString(), o.spacingSeconds, o.activities, account.id],
     );
   }
   return { accountId: account.id, accessoryIds };

@@ -1,15 +1,27 @@
 import type { AccessoryService } from '../accessories/service.ts';
 import type { AccountView } from '../accounts/service.ts';
 import { invalidArgument, notFound } from '../errors.ts';
+import { isUuid } from '../ids.ts';
 import type { EventSignal } from '../events/outbox.ts';
 import type { Database } from '../storage/database.ts';
 import { testsZones, zoneMembershipSql } from '../zones/membership.ts';
 import { isZoneId } from '../zones/validation.ts';
 import type { FilterNode } from './filter/index.ts';
-import { isActivityId, retentionFloor } from './ids.ts';
+import { activityIdFromDate, isActivityId, parseActivityId, retentionFloor } from './ids.ts';
 import type { ActivityRecord } from './model.ts';
 import type { ActivityChange, ActivityInput } from './plan.ts';
-import { queryMany, queryOne, queryPage, type Operator, type Page } from './store.ts';
+import {
+  queryCounts,
+  queryMany,
+  queryOne,
+  queryPage,
+  type CountBucket,
+  type CountGroup,
+  type CountQuery,
+  type Operator,
+  type Page,
+  type PageScope,
+} from './store.ts';
 import { ActivityWriter, type SettledClips } from './writes.ts';
 
 export type { ActivityInput } from './plan.ts';
@@ -18,10 +30,31 @@ export type { ActivityInput } from './plan.ts';
 export interface ListRequest {
   scanDirectionNewer: boolean;
   startActivityId?: string;
+  /** The timeline's tie-break: with startActivityId, a position between accessories. */
+  startAccessoryId?: string;
   operator?: Operator;
   limit: number;
   filter?: FilterNode;
 }
+
+/** A count request as both APIs hand it over, already type-checked. */
+export interface CountRequest {
+  from: Date;
+  to: Date;
+  bucket: 'HOUR' | 'DAY';
+  groupBy: readonly CountGroup[];
+  timeZone: string;
+  filter?: FilterNode;
+  accessoryIds?: readonly string[];
+}
+
+/** The last second an activity id can name (9999-12-31T23:59:59Z). */
+const LAST_ACTIVITY_MS = Date.UTC(9999, 11, 31, 23, 59, 59);
+
+const QUARTER_MS = 15 * 60_000;
+
+/** The longest range a count covers. */
+export const MAX_COUNT_RANGE_DAYS = 400;
 
 /** What names one activity: its accessory and its id there. */
 export interface ActivityKey {
@@ -31,6 +64,23 @@ export interface ActivityKey {
 
 export const MAX_LIMIT = 100;
 export const DEFAULT_LIMIT = 20;
+/** The most accessories a timeline or a count may name. */
+export const MAX_TIMELINE_ACCESSORIES = 500;
+
+/** `accessoryIds` of a timeline or a count: 1..500 accessory ids (a 400 naming the field). */
+export function checkAccessoryIds(accessoryIds: readonly string[]): string[] {
+  if (
+    accessoryIds.length < 1 ||
+    accessoryIds.length > MAX_TIMELINE_ACCESSORIES ||
+    !accessoryIds.every(isUuid)
+  ) {
+    throw invalidArgument(
+      'accessoryIds',
+      `accessoryIds holds 1..${MAX_TIMELINE_ACCESSORIES} accessory ids (lower-case UUID v4)`,
+    );
+  }
+  return [...new Set(accessoryIds)];
+}
 
 export class ActivityService {
   /** Every ingest change goes through it: single ones, batches and motion reports. */
@@ -49,6 +99,36 @@ export class ActivityService {
   /** The one query path behind the REST listing and GraphQL `Accessory.activities`. */
   async list(account: AccountView, accessoryId: string, req: ListRequest): Promise<Page> {
     await this.accessories.owned(account.accountId, accessoryId);
+    return this.page(account, { accessoryId }, req);
+  }
+
+  /**
+   * The account timeline: the activities of the account's accessories (or of the chosen ones,
+   * each of which must be the account's: another's is a 404, as in the per-accessory listing),
+   * newest first, by the listing's rules. Ties within a second go by accessory id.
+   */
+  async timeline(
+    account: AccountView,
+    req: ListRequest & { accessoryIds?: readonly string[] },
+  ): Promise<Page> {
+    await this.checkChosen(account, req.accessoryIds);
+    return this.page(
+      account,
+      { accountId: account.accountId, accessoryIds: req.accessoryIds },
+      req,
+    );
+  }
+
+  /** 404 unless every chosen accessory is the account's, as the listing answers another's. */
+  private async checkChosen(account: AccountView, accessoryIds?: readonly string[]) {
+    if (!accessoryIds) return;
+    const found = await this.accessories.getMany(accessoryIds);
+    if (accessoryIds.some((id) => found.get(id)?.accountId !== account.accountId)) {
+      throw notFound('accessory');
+    }
+  }
+
+  private page(account: AccountView, scope: PageScope, req: ListRequest): Promise<Page> {
     const floor = retentionFloor(account.retentionDays);
     if (req.startActivityId !== undefined && req.startActivityId < floor) {
       throw invalidArgument(
@@ -57,18 +137,24 @@ export class ActivityService {
       );
     }
     return queryPage(this.db.readPoolFor(account.accountId), {
-      accessoryId,
+      scope,
       floor,
       scanDirectionNewer: req.scanDirectionNewer,
       start:
         req.startActivityId !== undefined && req.operator !== undefined
-          ? { activityId: req.startActivityId, operator: req.operator }
+          ? {
+              activityId: req.startActivityId,
+              accessoryId: req.startAccessoryId,
+              operator: req.operator,
+            }
           : undefined,
       limit: req.limit,
       filter: req.filter,
-      // A motionZones condition follows the accessory's zones (the zones-and-time rule).
+      // A motionZones condition follows each accessory's zones (the zones-and-time rule).
       zoneMembership:
-        req.filter && testsZones(req.filter) ? zoneMembershipSql(accessoryId) : undefined,
+        req.filter && testsZones(req.filter)
+          ? zoneMembershipSql('accessoryId' in scope ? scope.accessoryId : undefined)
+          : undefined,
     });
   }
 
@@ -109,6 +195,38 @@ export class ActivityService {
     return keys.map((k) => found.get(`${k.accessoryId}/${k.activityId}`) ?? null);
   }
 
+  /**
+   * The activities of the account (or of the chosen accessories) created in [from, to), counted
+   * by hour or day of `timeZone` and the groups asked for, from the rows the timeline lists.
+   */
+  async counts(account: AccountView, req: CountRequest): Promise<CountBucket[]> {
+    const { from, to } = req;
+    if (!(from.getTime() < to.getTime())) throw invalidArgument('to', 'to must be after from');
+    if (to.getTime() - from.getTime() > MAX_COUNT_RANGE_DAYS * 86_400_000) {
+      throw invalidArgument('to', `from..to spans at most ${MAX_COUNT_RANGE_DAYS} days`);
+    }
+    if (from.getTime() < 0) throw invalidArgument('from', 'from must not be before 1970');
+    if (to.getTime() > LAST_ACTIVITY_MS) throw invalidArgument('to', 'to must be before 10000');
+    if (!(await this.timeZones()).has(req.timeZone)) {
+      throw invalidArgument(
+        'timeZone',
+        'timeZone must be an IANA time zone name, e.g. Europe/Berlin',
+      );
+    }
+    await this.checkChosen(account, req.accessoryIds);
+    return queryCounts(this.db.readPoolFor(account.accountId), countQuery(account, req));
+  }
+
+  /** The time zone names the database knows, read once. */
+  private timeZones(): Promise<Set<string>> {
+    this.#timeZones ??= this.db.pool
+      .query<{ name: string }>('SELECT name FROM pg_timezone_names')
+      .then(({ rows }) => new Set(rows.map((r) => r.name)));
+    return this.#timeZones;
+  }
+
+  #timeZones: Promise<Set<string>> | undefined;
+
   /** Creates the accessory's newest activity (the rules: `planChange` in ./plan.ts). */
   create(
     accessoryId: string,
@@ -140,6 +258,36 @@ export class ActivityService {
     if (!outcome.ok) throw outcome.error;
     return outcome.activity!;
   }
+}
+
+/** A checked count request as the query that answers it for the account. */
+export function countQuery(
+  account: Pick<AccountView, 'accountId' | 'retentionDays'>,
+  req: CountRequest,
+): CountQuery {
+  // An activity counts when the second of its id is in [from, to): ids from the next whole second.
+  const id = (t: Date) => activityIdFromDate(new Date(Math.ceil(t.getTime() / 1000) * 1000));
+  const floor = retentionFloor(account.retentionDays);
+  const lo = id(req.from) > floor ? id(req.from) : floor;
+  const hi = id(req.to);
+  // The whole quarter hours inside [lo, hi) come from the account's rollup, unless a filter
+  // must be tested on every activity or the accessories matter.
+  const rollup = !req.filter && !req.accessoryIds && !req.groupBy.includes('ACCESSORY');
+  const quarter = (ms: number) => activityIdFromDate(new Date(ms)).slice(0, 13);
+  const first = quarter(Math.ceil(parseActivityId(lo)!.getTime() / QUARTER_MS) * QUARTER_MS);
+  const last = quarter(Math.floor(parseActivityId(hi)!.getTime() / QUARTER_MS) * QUARTER_MS);
+  return {
+    scope: { accountId: account.accountId, accessoryIds: req.accessoryIds },
+    floor,
+    from: lo,
+    to: hi,
+    rollup: rollup && first < last ? { from: first, to: last } : undefined,
+    bucket: req.bucket === 'DAY' ? 'day' : 'hour',
+    timeZone: req.timeZone,
+    groupBy: [...new Set(req.groupBy)],
+    filter: req.filter,
+    zoneMembership: req.filter && testsZones(req.filter) ? zoneMembershipSql() : undefined,
+  };
 }
 
 /** The motionZones of ingest: zone ids z1..z5 and zR, at most six. */

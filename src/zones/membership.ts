@@ -91,15 +91,18 @@ export function testsZones(node: FilterNode): boolean {
  * sub-selects, which PostgreSQL evaluates once per statement (init plans) before it walks the
  * paging index row by row.
  *
- * The returned hook binds the accessory id once per query: make one per query.
+ * The returned hook binds the accessory id once per query: make one per query. Without an
+ * accessory id (an account's timeline) each row reads its own accessory's zones: the same rule,
+ * with sub-selects correlated to the row's accessory_id (primary key lookups per row).
  */
-export function zoneMembershipSql(accessoryId: string): CompileOptions['zoneMembership'] {
+export function zoneMembershipSql(accessoryId?: string): CompileOptions['zoneMembership'] {
   let accessory: string | undefined;
   return (zoneId: string, sql: SqlBuilder) => {
     const zone = `${sql.param(zoneId)}::text`;
     const exact = `${zone} = ANY(motion_zones)`;
     if (zoneId === SYSTEM_ZONE_ID) return exact;
-    accessory ??= `${sql.param(accessoryId)}::uuid`;
+    accessory ??=
+      accessoryId === undefined ? 'activities.accessory_id' : `${sql.param(accessoryId)}::uuid`;
     const lastModified = `(SELECT last_modified FROM zone_sets WHERE accessory_id = ${accessory})`;
     const cells = `(SELECT cells FROM zones WHERE accessory_id = ${accessory} AND zone_id = ${zone})`;
     return `CASE WHEN start_time > COALESCE(${lastModified}, '-infinity') THEN ${exact} ELSE COALESCE(object_locations && ${cells}, false) END`;

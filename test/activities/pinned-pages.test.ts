@@ -193,9 +193,9 @@ async function seed(t: TestApp): Promise<void> {
       [id, ACCOUNT, deviceId, `Camera ${deviceId}`],
     );
     await pool.query(
-      `INSERT INTO activities (accessory_id, activity_id, created_at, start_time, end_time,
+      `INSERT INTO activities (accessory_id, account_id, activity_id, created_at, start_time, end_time,
                                playback_duration, relevance_level, motion_zones, object_locations)
-       SELECT $1::uuid, to_char(ts AT TIME ZONE 'UTC', 'YYYYMMDD"T"HH24MISS"Z"'), ts,
+       SELECT $1::uuid, $4::uuid, to_char(ts AT TIME ZONE 'UTC', 'YYYYMMDD"T"HH24MISS"Z"'), ts,
               ts + make_interval(secs => i % 5),
               CASE WHEN i = $3 - 1 THEN NULL ELSE ts + make_interval(secs => 10 + (i * 7) % 50) END,
               CASE WHEN i = $3 - 1 THEN NULL ELSE (10 + (i * 7) % 50 - i % 5) * 1000 END,
@@ -207,7 +207,7 @@ async function seed(t: TestApp): Promise<void> {
                    ELSE ARRAY[(i * 11) % 128, (i * 29 + 3) % 128]::smallint[] END
          FROM (SELECT i, $2::timestamptz + make_interval(secs => i * 97) AS ts
                  FROM generate_series(0, $3::int - 1) AS i) AS s`,
-      [id, new Date(BASE).toISOString(), COUNT],
+      [id, new Date(BASE).toISOString(), COUNT, ACCOUNT],
     );
   }
   const zonesToken = await t.token(['zones']);

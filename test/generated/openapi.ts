@@ -52,6 +52,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/activities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The account timeline: activities of all the account's accessories (or the chosen ones), newest to oldest, a page at a time */
+        post: operations["listTimeline"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/activities/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Activities of the account's accessories (or the chosen ones) per hour or day of a time zone, by accessory, relevance or zone */
+        post: operations["countActivities"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/accessories/{accessoryId}/activities/{activityId}": {
         parameters: {
             query?: never;
@@ -878,6 +912,57 @@ export interface components {
             limit?: number;
             filter?: string;
             extraFields?: ("motionZones" | "objectLocations" | "media")[];
+        };
+        TimelinePage: {
+            /** @description Newest to oldest */
+            activities: components["schemas"]["Activity"][];
+            /** @description Present exactly when the range holds more activities: continue with it and operator `<` (newest-first scan) or `>` (oldest-first) */
+            nextStartActivityId?: string;
+            /** @description Present with nextStartActivityId: continue with both (startActivityId, startAccessoryId) and operator `<` (newest-first scan) or `>` (oldest-first) */
+            nextStartAccessoryId?: string;
+        };
+        /** @description The listing request (ActivityListRequest) across the accessories of the account, plus accessoryIds and startAccessoryId. */
+        TimelineRequest: {
+            scanDirectionNewer?: boolean;
+            startActivityId?: string;
+            /** @enum {string} */
+            operator?: "<" | "<=" | ">" | ">=";
+            limit?: number;
+            filter?: string;
+            extraFields?: ("motionZones" | "objectLocations" | "media")[];
+            /** @description Only these accessories (1..500), each the caller's (another's: 404); default all of the account's */
+            accessoryIds?: string[];
+            /** @description With startActivityId: a position between the accessories' activities of that second (the timeline orders them by accessory id); without it, startActivityId bounds by id alone */
+            startAccessoryId?: string;
+        };
+        ActivityCounts: {
+            buckets: {
+                start: components["schemas"]["Timestamp"];
+                count: number;
+                accessoryId: string | null;
+                relevanceLevel: number | null;
+                zoneId: string | null;
+            }[];
+        };
+        /** @description Counts of the activities created from `from` up to `to`, per hour or day of `timeZone`, by the groups asked for */
+        ActivityCountsRequest: {
+            /**
+             * Format: date-time
+             * @description ISO 8601 with a zone or Z
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description Exclusive; at most 400 days after from
+             */
+            to: string;
+            /** @enum {string} */
+            bucket: "HOUR" | "DAY";
+            groupBy?: ("ACCESSORY" | "RELEVANCE" | "ZONE")[];
+            filter?: string;
+            accessoryIds?: string[];
+            /** @description An IANA name; default UTC */
+            timeZone?: string;
         };
         /** @description An activity with every extra field */
         ActivityWithExtras: {
@@ -1724,6 +1809,66 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listTimeline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["TimelineRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TimelinePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            default: components["responses"]["Error"];
+        };
+    };
+    countActivities: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ActivityCountsRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActivityCounts"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             default: components["responses"]["Error"];

@@ -148,8 +148,10 @@ describe.each(backends)('the partitioning migration on %s', (backend) => {
     expect(counts.rows[0]).toEqual({ activities: 0, media: 0, garbage: 1000 });
     // Activities older than any partition still have one to go to.
     await pool.query(
-      `INSERT INTO activities (accessory_id, activity_id, start_time, relevance_level, created_at)
-         VALUES ('00000000-0000-4000-8000-000000000110', '20200101T000000Z', now(), 0, now())`,
+      `INSERT INTO activities (accessory_id, account_id, activity_id, start_time, relevance_level,
+                               created_at)
+         VALUES ('00000000-0000-4000-8000-000000000110', '00000000-0000-4000-8000-000000000001',
+                 '20200101T000000Z', now(), 0, now())`,
     );
   });
 });

@@ -72,7 +72,7 @@ describe.each(backends)('partitions on %s', (backend) => {
     expect(rows[0]!.n).toBeGreaterThanOrEqual(PARTITIONS_AHEAD_DAYS + 1);
 
     // Rows beyond the created days wait in the guard, and get their day when it is created.
-    const { accessoryId } = await seedAccessory(t);
+    const { accessoryId, accountId } = await seedAccessory(t);
     const far = new Date(Date.now() + 30 * 86_400_000);
     const ids = [0, 1, 2, 3, 4].map(
       (i) =>
@@ -81,9 +81,10 @@ describe.each(backends)('partitions on %s', (backend) => {
     );
     for (const id of ids) {
       await pool.query(
-        `INSERT INTO activities (accessory_id, activity_id, start_time, relevance_level, created_at)
-           VALUES ($1, $2, now(), 0, now())`,
-        [accessoryId, id],
+        `INSERT INTO activities (accessory_id, account_id, activity_id, start_time, relevance_level,
+                                 created_at)
+           VALUES ($1, $3, $2, now(), 0, now())`,
+        [accessoryId, id, accountId],
       );
     }
     const where = async () =>
@@ -94,8 +95,18 @@ describe.each(backends)('partitions on %s', (backend) => {
         )
       ).rows.map((r) => r.p);
     expect(new Set(await where())).toEqual(new Set(['activities_future']));
+    const counted = async () =>
+      (
+        await pool.query<{ n: number }>(
+          'SELECT sum(count)::int AS n FROM activity_rollup WHERE account_id = $1',
+          [accountId],
+        )
+      ).rows[0]!.n;
+    expect(await counted()).toBe(ids.length);
     await createPartitionsAhead(pool, new Date(far.getTime() + 4 * 86_400_000));
     expect(await where()).toEqual(ids.map((id) => `activities_p${id.slice(0, 8)}`));
+    // Moved out of the guard, not counted again.
+    expect(await counted()).toBe(ids.length);
 
     // Keyset pages across the days return what one table returned.
     const reader = await t.token(['activities_basic']);

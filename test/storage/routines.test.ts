@@ -34,8 +34,10 @@ describe.each(backends)('stored functions on %s', (backend) => {
 
   it('are each the text of their file, and every function of the schema has one', async () => {
     expect(routines.map((r) => r.name)).toEqual([
+      'activities/sql/activity_rollup.sql',
       'activities/sql/ingest.sql',
       'activities/sql/ingest_settled.sql',
+      'activities/sql/rollup_slot.sql',
       'events/sql/record_events.sql',
       'media/sql/media_objects_collect.sql',
     ]);

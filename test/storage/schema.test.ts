@@ -125,6 +125,7 @@ describe.each(backends)('prisma schema and SQL migrations on %s', (backend) => {
     await db.prisma.activity.create({
       data: {
         accessoryId: accessory.id,
+        accountId: account.id,
         activityId: '20261121T000000Z',
         createdAt: now,
         startTime: now,

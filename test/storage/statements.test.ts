@@ -46,7 +46,7 @@ describe.each(backends)('read statements on %s', (backend) => {
     try {
       const page = () =>
         queryPage(client as never, {
-          accessoryId,
+          scope: { accessoryId },
           floor: '0',
           scanDirectionNewer: true,
           limit: 2,
@@ -58,7 +58,9 @@ describe.each(backends)('read statements on %s', (backend) => {
         "SELECT statement FROM pg_prepared_statements WHERE name LIKE 'clipgate\\_%'",
       );
       // Other read statements of the suite may have run on this connection before.
-      const pages = rows.filter((r) => /ORDER BY activity_id DESC LIMIT/.test(r.statement));
+      const pages = rows.filter((r) =>
+        /ORDER BY activity_id DESC, accessory_id DESC LIMIT/.test(r.statement),
+      );
       expect(pages).toHaveLength(1);
     } finally {
       client.release();
@@ -69,7 +71,12 @@ describe.each(backends)('read statements on %s', (backend) => {
     const client = await t.app.services.db.readPool.connect();
     try {
       const page = (limit: number) =>
-        queryPage(client as never, { accessoryId, floor: '0', scanDirectionNewer: true, limit });
+        queryPage(client as never, {
+          scope: { accessoryId },
+          floor: '0',
+          scanDirectionNewer: true,
+          limit,
+        });
       for (let limit = 1; limit <= 8; limit++) {
         expect((await page(limit)).activities).toHaveLength(Math.min(limit, 3));
       }
@@ -77,7 +84,7 @@ describe.each(backends)('read statements on %s', (backend) => {
         `SELECT custom_plans AS custom, generic_plans AS generic,
                 current_setting('plan_cache_mode') AS mode
            FROM pg_prepared_statements
-          WHERE name LIKE 'clipgate\\_%' AND statement ~ 'ORDER BY activity_id DESC LIMIT'`,
+          WHERE name LIKE 'clipgate\\_%' AND statement ~ 'ORDER BY activity_id DESC, accessory_id DESC LIMIT'`,
       );
       const [plans] = rows;
       // The embedded database has one connection, shared with everything else: PostgreSQL's

@@ -54,16 +54,22 @@ BEGIN
             RAISE EXCEPTION 'the idempotency key is stored already' USING ERRCODE = 'CGDUP';
         END IF;
     END IF;
-    INSERT INTO "activities" AS a ("accessory_id", "activity_id", "start_time", "end_time",
-        "playback_duration", "relevance_level", "motion_zones", "object_locations",
+    -- account_id: the accessory's (locked above), for the account timeline's index.
+    INSERT INTO "activities" AS a ("accessory_id", "account_id", "activity_id", "start_time",
+        "end_time", "playback_duration", "relevance_level", "motion_zones", "object_locations",
         "created_at", "updated_at", "sequence")
-    SELECT r."accessoryId", r."activityId", r."startTime", r."endTime", r."playbackDuration",
-           r."relevanceLevel", r."motionZones", r."objectLocations", r."createdAt", r."updatedAt",
-           r."sequence"
+    SELECT r."accessoryId", x."account_id", r."activityId", r."startTime", r."endTime",
+           r."playbackDuration", r."relevanceLevel", r."motionZones", r."objectLocations",
+           r."createdAt", r."updatedAt", r."sequence"
       FROM jsonb_to_recordset(p_rows) AS r("accessoryId" uuid, "activityId" text,
            "startTime" timestamptz, "endTime" timestamptz, "playbackDuration" integer,
            "relevanceLevel" integer, "motionZones" text[], "objectLocations" smallint[],
            "createdAt" timestamptz, "updatedAt" timestamptz, "sequence" integer)
+      JOIN "accessories" x ON x."id" = r."accessoryId"
+     -- In the order of their activity_rollup rows, which the trigger locks: two concurrent
+     -- ingests take them in the same order.
+     ORDER BY "clipgate_rollup_slot"(r."activityId"), r."relevanceLevel",
+              array_to_string(r."motionZones", ',')
     ON CONFLICT ("accessory_id", "activity_id") DO UPDATE SET
         "start_time" = EXCLUDED."start_time", "end_time" = EXCLUDED."end_time",
         "playback_duration" = EXCLUDED."playback_duration",

@@ -14,6 +14,7 @@ import {
   activitySchema,
   extraFieldNames,
   type ActivityRecord,
+  type ExtraField,
 } from './model.ts';
 import { ingestBatch, ingestItemSchema, ingestResultSchema, MAX_BATCH_ITEMS } from './batch.ts';
 import {
@@ -136,21 +137,27 @@ export function listRequest(body: z.infer<typeof listBody>): ListRequest {
   };
 }
 
-/** The media URLs of listed activities (extraFields `media`), by `accessoryId/activityId`. */
-async function mediaOf(
+/** A page's activities as listed, with their media URLs when extraFields asks for `media`. */
+async function activitiesJson(
   lookup: MediaLookup,
   activities: readonly ActivityRecord[],
-): Promise<Map<string, MediaUrls | null>> {
-  const byAccessory = new Map<string, string[]>();
-  for (const a of activities) {
-    byAccessory.set(a.accessoryId, [...(byAccessory.get(a.accessoryId) ?? []), a.activityId]);
-  }
+  extraFields: readonly ExtraField[] | undefined,
+) {
+  const extra = new Set(extraFields);
   const urls = new Map<string, MediaUrls | null>();
-  for (const [accessoryId, activityIds] of byAccessory) {
-    const found = await lookup.urlsFor(accessoryId, activityIds);
-    for (const [activityId, media] of found) urls.set(`${accessoryId}/${activityId}`, media);
+  if (extra.has('media')) {
+    const byAccessory = new Map<string, string[]>();
+    for (const a of activities) {
+      byAccessory.set(a.accessoryId, [...(byAccessory.get(a.accessoryId) ?? []), a.activityId]);
+    }
+    for (const [accessoryId, activityIds] of byAccessory) {
+      const found = await lookup.urlsFor(accessoryId, activityIds);
+      for (const [activityId, media] of found) urls.set(`${accessoryId}/${activityId}`, media);
+    }
   }
-  return urls;
+  return activities.map((a) =>
+    activityJson(a, extra, urls.get(`${a.accessoryId}/${a.activityId}`) ?? null),
+  );
 }
 
 export const activityRoutes = [
@@ -166,14 +173,12 @@ export const activityRoutes = [
       const request = listRequest(body);
       const account = await ctx.ownAccount();
       const page = await ctx.services.activities.list(account, params.accessoryId!, request);
-      const extra = new Set(body.extraFields);
-      const media = extra.has('media')
-        ? await mediaOf(ctx.services.media.lookup, page.activities)
-        : undefined;
       return {
         body: {
-          activities: page.activities.map((a) =>
-            activityJson(a, extra, media?.get(`${a.accessoryId}/${a.activityId}`) ?? null),
+          activities: await activitiesJson(
+            ctx.services.media.lookup,
+            page.activities,
+            body.extraFields,
           ),
           ...(page.nextStartActivityId && { nextStartActivityId: page.nextStartActivityId }),
         },
@@ -207,14 +212,12 @@ export const activityRoutes = [
       }
       const account = await ctx.ownAccount();
       const page = await ctx.services.activities.timeline(account, request);
-      const extra = new Set(body.extraFields);
-      const media = extra.has('media')
-        ? await mediaOf(ctx.services.media.lookup, page.activities)
-        : undefined;
       return {
         body: {
-          activities: page.activities.map((a) =>
-            activityJson(a, extra, media?.get(`${a.accessoryId}/${a.activityId}`) ?? null),
+          activities: await activitiesJson(
+            ctx.services.media.lookup,
+            page.activities,
+            body.extraFields,
           ),
           ...(page.nextStartActivityId && {
             nextStartActivityId: page.nextStartActivityId,

@@ -5,7 +5,7 @@ import { purgeExpiredActivities } from '../../src/activities/retention.ts';
 import { graphql } from '../generated/index.ts';
 import { backends, startApp, type TestApp } from '../helpers/app.ts';
 import { gql, rest } from '../helpers/client.ts';
-import { AssociateAccessory, ok, seedAccessory, UpsertAccount } from '../helpers/fixtures.ts';
+import { ok, seedAccessories, seedAccessory, UpsertAccount } from '../helpers/fixtures.ts';
 
 const Counts = graphql(`
   query Counts(
@@ -113,18 +113,10 @@ describe.each(backends)('activity counts on %s', (backend) => {
 
   beforeAll(async () => {
     t = await startApp(backend);
-    const seeded = await seedAccessory(t);
+    const seeded = await seedAccessories(t, 'user-1', ['camera-1', 'camera-2', 'camera-3']);
     const { ingest } = seeded;
     await ok(t, ingest, UpsertAccount, { subject: 'user-1', retentionDays: 400 });
-    accessories = [seeded.accessoryId];
-    for (const deviceId of ['camera-2', 'camera-3']) {
-      const { associateAccessory } = await ok(t, ingest, AssociateAccessory, {
-        accountId: seeded.accountId,
-        deviceId,
-        name: deviceId,
-      });
-      accessories.push(associateAccessory.id);
-    }
+    accessories = seeded.accessoryIds;
     otherAccessory = (await seedAccessory(t, 'user-2', 'camera-9')).accessoryId;
     // Activities every 17..49 minutes per accessory over the three days around New York's
     // last change of offset some of them in the same second on two accessories.

@@ -4,7 +4,7 @@ import { rectangle } from '../../src/zones/geometry.ts';
 import { graphql } from '../generated/index.ts';
 import { backends, startApp, type TestApp } from '../helpers/app.ts';
 import { gql, rest } from '../helpers/client.ts';
-import { ok, seedAccessory, AssociateAccessory } from '../helpers/fixtures.ts';
+import { seedAccessories, seedAccessory } from '../helpers/fixtures.ts';
 
 const Timeline = graphql(`
   query Timeline(
@@ -95,17 +95,9 @@ describe.each(backends)('account timeline on %s', (backend) => {
 
   beforeAll(async () => {
     t = await startApp(backend);
-    const seeded = await seedAccessory(t);
+    const seeded = await seedAccessories(t, 'user-1', ['camera-1', 'camera-2', 'camera-3']);
     ingest = seeded.ingest;
-    accessories = [seeded.accessoryId];
-    for (const deviceId of ['camera-2', 'camera-3']) {
-      const { associateAccessory } = await ok(t, ingest, AssociateAccessory, {
-        accountId: seeded.accountId,
-        deviceId,
-        name: deviceId,
-      });
-      accessories.push(associateAccessory.id);
-    }
+    accessories = seeded.accessoryIds;
     otherAccessory = (await seedAccessory(t, 'user-2', 'camera-9')).accessoryId;
     // 30 seconds, most of them shared by two or three accessories; the other account's
     // accessory has activities in the same seconds.

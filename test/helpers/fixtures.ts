@@ -67,6 +67,26 @@ export async function seedAccessory(
   return { ingest, accountId: upsertAccount.accountId, accessoryId: associateAccessory.id };
 }
 
+/** An account with an accessory per device id (the first made by seedAccessory). */
+export async function seedAccessories(
+  t: TestApp,
+  subject: string,
+  deviceIds: readonly [string, ...string[]],
+): Promise<{ ingest: string; accountId: string; accessoryIds: string[] }> {
+  const [first, ...others] = deviceIds;
+  const { ingest, accountId, accessoryId } = await seedAccessory(t, subject, first);
+  const accessoryIds = [accessoryId];
+  for (const deviceId of others) {
+    const { associateAccessory } = await ok(t, ingest, AssociateAccessory, {
+      accountId,
+      deviceId,
+      name: deviceId,
+    });
+    accessoryIds.push(associateAccessory.id);
+  }
+  return { ingest, accountId, accessoryIds };
+}
+
 /** Creates `count` finished activities, one a minute, ending `endAgoMs` ago; returns their ids. */
 export async function seedActivities(
   t: TestApp,

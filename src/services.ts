@@ -133,16 +133,23 @@ export async function buildReadServices(
     signal,
     clock,
   );
-  const media = await MediaService.create(db, config, logger, signal, announce, {
-    refused: (reason) => {
-      metrics.exportRefusals.inc({ reason });
-      // The 429s; the 503s count as `unavailable` where they are answered.
-      if (reason === 'account_busy' || reason === 'url_rate_limited') {
-        metrics.refusals.inc({ reason: 'rate_limited' });
-      }
+  const media = await MediaService.create({
+    db,
+    config,
+    logger,
+    signal,
+    announce,
+    exportObserver: {
+      refused: (reason) => {
+        metrics.exportRefusals.inc({ reason });
+        // The 429s; the 503s count as `unavailable` where they are answered.
+        if (reason === 'account_busy' || reason === 'url_rate_limited') {
+          metrics.refusals.inc({ reason: 'rate_limited' });
+        }
+      },
+      cut: (reason) => metrics.exportCuts.inc({ reason }),
+      slots: (change) => metrics.exportSlots.inc(change),
     },
-    cut: (reason) => metrics.exportCuts.inc({ reason }),
-    slots: (change) => metrics.exportSlots.inc(change),
   });
   disposables.defer('media', () => media.close());
   const accessories = new AccessoryService(db);

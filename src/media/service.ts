@@ -26,7 +26,21 @@ const STALE_TMP_MS = 24 * 3600_000;
  * `store` (filesystem or S3) and one URL `signer`. The HTTP side is
  * src/media/routes.ts; none of these parts sees a request.
  */
+export interface MediaServiceOptions {
+  db: Database;
+  config: Config;
+  logger: Logger;
+  /** Where activity_media_ready is signalled, and deleted accounts are heard of. */
+  signal: EventSignal;
+  /** Whether the start log says how media URLs are signed (false: a GraphQL worker thread). */
+  announce?: boolean;
+  /** Where exports report what they refuse, cut and run (the metrics). */
+  exportObserver?: ExportObserver;
+}
+
 export class MediaService {
+  readonly store: MediaStore;
+  readonly signer: MediaSigner;
   readonly lookup: MediaLookup;
   readonly uploads: MediaUploads;
   readonly cleanup: MediaCleanup;
@@ -39,15 +53,17 @@ export class MediaService {
   readonly #tmpDir: string;
   #unsubscribe: () => void = () => {};
 
-  constructor(
-    db: Database,
-    readonly store: MediaStore,
-    readonly signer: MediaSigner,
-    config: Config,
-    logger: Logger,
-    signal: EventSignal,
-    exportObserver?: ExportObserver,
-  ) {
+  private constructor({
+    db,
+    store,
+    signer,
+    config,
+    logger,
+    signal,
+    exportObserver,
+  }: MediaServiceOptions & { store: MediaStore; signer: MediaSigner }) {
+    this.store = store;
+    this.signer = signer;
     this.#tmpDir = path.join(config.dataDir, 'tmp', 'media');
     this.ffmpeg = serviceFfmpeg(config.media.packager.ffmpeg);
     this.readiness = new MediaReadiness(signer, config.media.notificationUrlTtlS, signal);
@@ -85,14 +101,8 @@ export class MediaService {
     });
   }
 
-  static async create(
-    db: Database,
-    config: Config,
-    logger: Logger,
-    signal: EventSignal,
-    announce = true,
-    exportObserver?: ExportObserver,
-  ): Promise<MediaService> {
+  static async create(options: MediaServiceOptions): Promise<MediaService> {
+    const { config, logger, announce = true } = options;
     const store: MediaStore = config.media.s3
       ? new S3MediaStore(config.media.s3)
       : new FsMediaStore(path.join(config.dataDir, 'media'));
@@ -102,7 +112,7 @@ export class MediaService {
       baseUrl: config.publicBaseUrl,
       dataDir: config.dataDir,
     });
-    const media = new MediaService(db, store, signer, config, logger, signal, exportObserver);
+    const media = new MediaService({ ...options, store, signer });
     if (announce) announceMedia(config, media, generated, logger);
     return media;
   }

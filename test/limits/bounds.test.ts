@@ -296,6 +296,17 @@ describe.each(backends)('ids, cursors and numbers at their bounds on %s', (backe
         operator: '<',
       });
       restCase('activityId', 'GET', `${acc}/activities/${encodeURIComponent(v)}`, reader);
+      restCase('timeline startActivityId', 'POST', '/api/activities', reader, {
+        startActivityId: v,
+        startAccessoryId: accessoryId,
+        operator: '<',
+      });
+      graphqlCase(
+        'viewer.activities(after)',
+        'query($v: String) { viewer { activities(first: 2, after: $v) { edges { cursor } } } }',
+        { v: `${v}:${accessoryId}` },
+        r,
+      );
     }
     for (const v of UUIDS) {
       graphqlCase('accessory(id)', 'query($v: ID!) { accessory(id: $v) { id } }', { v }, r);
@@ -313,6 +324,18 @@ describe.each(backends)('ids, cursors and numbers at their bounds on %s', (backe
       );
       restCase('accountId', 'GET', `/api/accounts/${encodeURIComponent(v)}`, reader);
       restCase('accessoryId', 'GET', `/api/accessories/${encodeURIComponent(v)}/zones`, reader);
+      restCase('timeline accessoryIds', 'POST', '/api/activities', reader, {
+        accessoryIds: [v],
+        startActivityId: activityIds.at(-1),
+        startAccessoryId: v,
+        operator: '<',
+      });
+      restCase('counts accessoryIds', 'POST', '/api/activities/counts', reader, {
+        from: '2026-01-01T00:00:00Z',
+        to: '2026-01-02T00:00:00Z',
+        bucket: 'HOUR',
+        accessoryIds: [v],
+      });
     }
     for (const v of TIMESTAMPS) {
       graphqlCase(
@@ -349,6 +372,27 @@ describe.each(backends)('ids, cursors and numbers at their bounds on %s', (backe
         { op: 'createActivity', accessoryId, input: { createdAt: v } },
         { op: 'reportMotion', accessoryId, state: 'started', at: v },
       ]);
+      for (const [from, to] of [
+        [v, '2026-01-01T00:00:00Z'],
+        ['2025-12-31T00:00:00Z', v],
+      ]) {
+        restCase('counts from, to', 'POST', '/api/activities/counts', reader, {
+          from,
+          to,
+          bucket: 'DAY',
+          timeZone: 'Pacific/Kiritimati',
+        });
+        graphqlCase(
+          'activityCounts(from, to)',
+          'query($f: DateTime!, $t: DateTime!) { viewer { activityCounts(from: $f, to: $t, bucket: HOUR, timeZone: "Pacific/Pago_Pago") { buckets { start count } } } }',
+          { f: from, t: to },
+          r,
+        );
+        restCase('replay from, to', 'POST', '/api/accounts/self/notifications/replay', reader, {
+          from,
+          to,
+        });
+      }
       restCase(
         'export start',
         'GET',
@@ -391,6 +435,10 @@ describe.each(backends)('ids, cursors and numbers at their bounds on %s', (backe
       restCase('ingest numbers', 'POST', '/api/ingest', ingest, [
         { op: 'createActivity', accessoryId, input: { relevanceLevel: n, objectLocations: [n] } },
       ]);
+      restCase('timeline limit', 'POST', '/api/activities', reader, { limit: n });
+      restCase('rotate overlapSeconds', 'POST', '/api/accounts/self/notifications/rotate', reader, {
+        overlapSeconds: n,
+      });
       restCase('maxPerSecond', 'PUT', '/api/accounts/self/notifications', reader, {
         url: 'https://receiver.example/hooks',
         authKey: 'bounds-key-0123456789',
@@ -398,8 +446,24 @@ describe.each(backends)('ids, cursors and numbers at their bounds on %s', (backe
         maxPerSecond: n,
       });
     }
+    for (const timeZone of [
+      'Mars/Olympus',
+      '',
+      'UTC+25',
+      '+14:00',
+      'Etc/GMT-14',
+      'x'.repeat(300),
+    ]) {
+      restCase('counts timeZone', 'POST', '/api/activities/counts', reader, {
+        from: '2026-01-01T00:00:00Z',
+        to: '2026-01-02T00:00:00Z',
+        bucket: 'HOUR',
+        timeZone,
+      });
+    }
     for (const filter of FILTERS) {
       restCase('filter', 'POST', `${acc}/activities`, reader, { filter });
+      restCase('timeline filter', 'POST', '/api/activities', reader, { filter });
       graphqlCase(
         'activities(filter)',
         'query($x: ID!, $f: String) { accessory(id: $x) { activities(first: 2, filter: $f) { edges { cursor } } } }',

@@ -111,6 +111,14 @@ describe.runIf(browserSuiteRuns('dashboard browser test'))('dashboard in Chromiu
     await page.locator(`[data-activity="${ids[29]}"]`).waitFor();
     expect(await rowIds()).toEqual(ids.slice(10).reverse());
 
+    // The last 24 hours per hour: the 30 seeded activities, in the bars of the page's clock.
+    const counted = () =>
+      page
+        .locator('#counts .hour')
+        .evaluateAll((bars) => bars.map((b) => Number(b.getAttribute('data-count'))));
+    await expect.poll(async () => (await counted()).length).toBe(24);
+    expect((await counted()).reduce((a, b) => a + b, 0)).toBe(30);
+
     // Scrolling to the end loads the older page.
     await page.locator('#scroller').evaluate((el) => (el.scrollTop = el.scrollHeight));
     await page.locator(`[data-activity="${ids[0]}"]`).waitFor();
@@ -126,6 +134,10 @@ describe.runIf(browserSuiteRuns('dashboard browser test'))('dashboard in Chromiu
     const row = page.locator(`[data-activity="${createActivity.activityId}"]`);
     await row.waitFor();
     expect((await rowIds())[0]).toBe(createActivity.activityId);
+    // The chart counts it too, after the burst settles.
+    await expect
+      .poll(async () => (await counted()).reduce((a, b) => a + b, 0), { timeout: 10_000 })
+      .toBe(31);
     await row.locator('.live-badge').waitFor();
     await ok(t, ingest, FinishActivity, {
       accessoryId,

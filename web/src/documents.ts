@@ -74,6 +74,25 @@ export const Activities = graphql(`
   }
 `);
 
+export const HourlyCounts = graphql(`
+  query DashHourlyCounts($accessoryId: ID!, $from: DateTime!, $to: DateTime!, $timeZone: String) {
+    viewer {
+      activityCounts(
+        from: $from
+        to: $to
+        bucket: HOUR
+        accessoryIds: [$accessoryId]
+        timeZone: $timeZone
+      ) {
+        buckets {
+          start
+          count
+        }
+      }
+    }
+  }
+`);
+
 export const OneActivity = graphql(`
   query DashOneActivity($accessoryId: ID!, $activityId: String!) {
     accessory(id: $accessoryId) {

@@ -26,6 +26,7 @@ import type {
   DashAccessoryEventsSubscription,
   DashReceiverEventsSubscription,
 } from './generated/graphql.ts';
+import { HourlyChart } from './counts.ts';
 import { ResumingSubscription } from './live.ts';
 import { ZoneEditor } from './zones.ts';
 import './styles.css';
@@ -54,6 +55,7 @@ const list = $<HTMLOListElement>('activity-list');
 const listStatus = $<HTMLParagraphElement>('list-status');
 const scroller = $<HTMLDivElement>('scroller');
 const zones = new ZoneEditor();
+const chart = new HourlyChart($('counts'), (err) => showError(`Counts: ${describe(err)}`));
 
 function showError(message: string | undefined): void {
   const el = $<HTMLParagraphElement>('error');
@@ -158,6 +160,7 @@ function selectAccessory(id: string): void {
   renderDetail(undefined);
   live.start(id);
   void loadZones(id);
+  void chart.load(id);
   resetTimeline();
 }
 
@@ -492,6 +495,9 @@ function onEvent(accessoryId: string, event: LiveEvent): void {
   const data = (event.eventData ?? {}) as Record<string, unknown>;
   switch (event.eventType) {
     case 'activity_created':
+      chart.refreshSoon(accessoryId);
+      if (typeof data.activityId === 'string') void refreshActivity(data.activityId);
+      break;
     case 'activity_updated':
     case 'activity_finished':
       if (typeof data.activityId === 'string') void refreshActivity(data.activityId);

@@ -120,6 +120,16 @@ export type DashActivitiesQueryVariables = Exact<{
 
 export type DashActivitiesQuery = { accessory: { id: string, activities: { edges: Array<{ node: { activityId: string, startTime: string, endTime: string | null, inProgress: boolean, playbackDuration: number | null, relevanceLevel: number, motionZones: Array<string>, objectLocations: Array<number>, media: { image: string | null, mp4: string | null, hls: string | null, mpd: string | null } | null } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null };
 
+export type DashHourlyCountsQueryVariables = Exact<{
+  accessoryId: string | number;
+  from: string;
+  to: string;
+  timeZone?: string | null | undefined;
+}>;
+
+
+export type DashHourlyCountsQuery = { viewer: { activityCounts: { buckets: Array<{ start: string, count: number }> } } };
+
 export type DashOneActivityQueryVariables = Exact<{
   accessoryId: string | number;
   activityId: string;
@@ -306,6 +316,24 @@ export const DashActivitiesDocument = new TypedDocumentString(`
     mpd
   }
 }`) as unknown as TypedDocumentString<DashActivitiesQuery, DashActivitiesQueryVariables>;
+export const DashHourlyCountsDocument = new TypedDocumentString(`
+    query DashHourlyCounts($accessoryId: ID!, $from: DateTime!, $to: DateTime!, $timeZone: String) {
+  viewer {
+    activityCounts(
+      from: $from
+      to: $to
+      bucket: HOUR
+      accessoryIds: [$accessoryId]
+      timeZone: $timeZone
+    ) {
+      buckets {
+        start
+        count
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<DashHourlyCountsQuery, DashHourlyCountsQueryVariables>;
 export const DashOneActivityDocument = new TypedDocumentString(`
     query DashOneActivity($accessoryId: ID!, $activityId: String!) {
   accessory(id: $accessoryId) {

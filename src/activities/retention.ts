@@ -8,13 +8,17 @@ import {
 
 const DAY_MS = 86_400_000;
 
-/** Dropping a day of activities: the rollup first forgets what it held (no trigger sees it). */
+/**
+ * Dropping a day of activities: the rollup first forgets what it held (no trigger sees it). A
+ * slot is a quarter hour of the activity ids, and a partition a whole UTC day of them, so every
+ * row of the day's slots counted only activities of this partition: they go.
+ */
 export const activitiesDrop: PartitionDrop = {
   table: activitiesTable,
-  before: (p) => `UPDATE activity_rollup r SET count = r.count - x.n
-    FROM (SELECT account_id, clipgate_rollup_slot(activity_id) AS slot, relevance_level,
-                 array_to_string(motion_zones, ',') AS zones, count(*)::int AS n
-            FROM ${p} GROUP BY 1, 2, 3, 4) x
+  before: (p) => `DELETE FROM activity_rollup r
+   USING (SELECT DISTINCT account_id, clipgate_rollup_slot(activity_id) AS slot, relevance_level,
+                 array_to_string(motion_zones, ',') AS zones
+            FROM ${p}) x
    WHERE (r.account_id, r.slot, r.relevance_level, r.zones)
        = (x.account_id, x.slot, x.relevance_level, x.zones)`,
 };

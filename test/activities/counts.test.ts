@@ -351,6 +351,14 @@ describe.each(backends)('activity counts on %s', (backend) => {
     listed = await listAll();
     expect(listed.filter((a) => a.relevanceLevel === 7)).toHaveLength(3);
     expect(await counted()).toEqual(byGroup(listed));
+    // The rollup keeps a row per key with activities, none of zero.
+    const rollupRows = async () =>
+      (
+        await t.app.services.db.pool.query<{ rows: number; empty: number }>(
+          'SELECT count(*)::int AS rows, count(*) FILTER (WHERE count <= 0)::int AS empty FROM activity_rollup',
+        )
+      ).rows[0]!;
+    expect((await rollupRows()).empty).toBe(0);
 
     // Both accounts keep a day: the days of the data set go, and their counts with them.
     for (const subject of ['user-1', 'user-2']) {
@@ -362,5 +370,6 @@ describe.each(backends)('activity counts on %s', (backend) => {
     await ok(t, ingest, UpsertAccount, { subject: 'user-1', retentionDays: 400 });
     expect(await listAll()).toEqual([]);
     expect(await counted()).toEqual({});
+    expect(await rollupRows()).toEqual({ rows: 0, empty: 0 });
   });
 });

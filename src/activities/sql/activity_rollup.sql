@@ -7,11 +7,20 @@ BEGIN
         RETURN NULL;
     END IF;
     IF TG_OP <> 'INSERT' THEN
+        -- The last activity of a key takes its row with it: counts keep no rows of zero.
         UPDATE "activity_rollup" SET "count" = "count" - 1
          WHERE "account_id" = OLD."account_id"
            AND "slot" = "clipgate_rollup_slot"(OLD."activity_id")
            AND "relevance_level" = OLD."relevance_level"
-           AND "zones" = array_to_string(OLD."motion_zones", ',');
+           AND "zones" = array_to_string(OLD."motion_zones", ',')
+           AND "count" > 1;
+        IF NOT FOUND THEN
+            DELETE FROM "activity_rollup"
+             WHERE "account_id" = OLD."account_id"
+               AND "slot" = "clipgate_rollup_slot"(OLD."activity_id")
+               AND "relevance_level" = OLD."relevance_level"
+               AND "zones" = array_to_string(OLD."motion_zones", ',');
+        END IF;
     END IF;
     IF TG_OP <> 'DELETE' THEN
         INSERT INTO "activity_rollup" AS r

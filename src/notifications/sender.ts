@@ -234,7 +234,7 @@ export function createSender(options: {
 
     try {
       const url = new URL(args.url);
-      const headers = notificationHeaders({
+      const headers = await notificationHeaders({
         body: args.body,
         keys: args.keys,
         webhookId: args.webhookId,

@@ -70,15 +70,23 @@ function privateKeyOf(pkcs8: string): KeyObject {
   return key;
 }
 
-/** The Standard Webhooks `v1a,` signature: base64 ed25519 of `{id}.{timestamp}.{body}`. */
+/**
+ * The Standard Webhooks `v1a,` signature: base64 ed25519 of `{id}.{timestamp}.{body}`. Signed
+ * on libuv's thread pool: an ed25519 signature costs several HMACs, and the dispatcher's event
+ * loop goes on with other attempts meanwhile.
+ */
 export function asymmetricSignature(
   webhookId: string,
   timestamp: number,
   body: Uint8Array | string,
   privateKey: string,
-): string {
+): Promise<string> {
   const content = signedContent(webhookId, timestamp, body);
-  return `v1a,${sign(null, content, privateKeyOf(privateKey)).toString('base64')}`;
+  return new Promise((resolve, reject) =>
+    sign(null, content, privateKeyOf(privateKey), (err, signature) =>
+      err ? reject(err) : resolve(`v1a,${signature.toString('base64')}`),
+    ),
+  );
 }
 
 /**
@@ -125,20 +133,22 @@ export interface AttemptKeys {
  * `v1`; while a rotation's overlap lasts, one with each key, the current one first.
  * X-Vendor-Verify has room for one: the current HMAC key's.
  */
-export function notificationHeaders(args: {
+export async function notificationHeaders(args: {
   body: Uint8Array;
   keys: AttemptKeys;
   webhookId: string;
   timestamp: number;
   userAgent: string;
-}): Record<string, string> {
+}): Promise<Record<string, string>> {
   const { body, keys, webhookId, timestamp, userAgent } = args;
   const [current, previous, signer] =
     keys.signingKey === undefined
       ? [keys.authKey, keys.previousAuthKey, standardSignature]
       : [keys.signingKey, keys.previousSigningKey, asymmetricSignature];
-  let signature = signer(webhookId, timestamp, body, current);
-  if (previous !== undefined) signature += ` ${signer(webhookId, timestamp, body, previous)}`;
+  const signatures = [current, previous].flatMap((key) =>
+    key === undefined ? [] : [signer(webhookId, timestamp, body, key)],
+  );
+  const signature = (await Promise.all(signatures)).join(' ');
   return {
     'Content-Type': 'application/json',
     'Content-Length': String(body.byteLength),

@@ -42,13 +42,13 @@ const verifyLegacy = (rawBody: Buffer | string, hdrs: unknown, key = authKey, no
 const standard = { ok: true, scheme: 'standard', webhookId, timestamp };
 
 describe('signatures', () => {
-  it('matches independently computed HMAC-SHA256 values', () => {
+  it('matches independently computed HMAC-SHA256 values', async () => {
     const expectedVendor = hmac(body);
     const expectedStandard = `v1,${hmac(Buffer.concat([Buffer.from(`${webhookId}.${timestamp}.`), body]))}`;
     expect(vendorSignature(body, authKey)).toBe(expectedVendor);
     expect(vendorSignature(body.toString('utf8'), authKey)).toBe(expectedVendor);
     expect(standardSignature(webhookId, timestamp, body, authKey)).toBe(expectedStandard);
-    expect(headers()).toEqual({
+    expect(await headers()).toEqual({
       'Content-Type': 'application/json',
       'Content-Length': String(body.byteLength),
       'User-Agent': 'clipgate-webhooks/0.1',
@@ -61,8 +61,8 @@ describe('signatures', () => {
 });
 
 describe('verifyNotification', () => {
-  it('accepts the Standard Webhooks scheme from a record, Fetch Headers and Node headers', () => {
-    const all = headers();
+  it('accepts the Standard Webhooks scheme from a record, Fetch Headers and Node headers', async () => {
+    const all = await headers();
     const lowercased = Object.fromEntries(
       Object.entries(all).map(([k, v]) => [k.toLowerCase(), v]),
     );
@@ -73,28 +73,30 @@ describe('verifyNotification', () => {
     expect(verify(body.toString('utf8'), all)).toEqual(standard);
   });
 
-  it('refuses X-Vendor-Verify alone by default: a replay of a notification a year old', () => {
+  it('refuses X-Vendor-Verify alone by default: a replay of a notification a year old', async () => {
     // Captured a year ago, replayed with the webhook-* headers stripped.
-    const captured = vendorOnly(headers({ timestamp: timestamp - 365 * 86_400 }));
+    const captured = vendorOnly(await headers({ timestamp: timestamp - 365 * 86_400 }));
     const refused = { ok: false, reason: 'missing Standard Webhooks headers' };
     expect(verify(body, captured)).toEqual(refused);
     expect(verifyNotification(body, captured, authKey)).toEqual(refused);
     expect(verify(body, { 'x-vendor-verify': captured['X-Vendor-Verify'] })).toEqual(refused);
     // With the webhook-* headers kept, the timestamp gives it away.
-    expect(verify(body, headers({ timestamp: timestamp - 365 * 86_400 }))).toEqual({
+    expect(verify(body, await headers({ timestamp: timestamp - 365 * 86_400 }))).toEqual({
       ok: false,
       reason: 'webhook-timestamp outside tolerance',
     });
   });
 
-  it('accepts X-Vendor-Verify alone only with allowLegacyVendorHeader', () => {
-    expect(verifyLegacy(body, vendorOnly(headers()))).toEqual({ ok: true, scheme: 'vendor' });
-    expect(verifyLegacy(body, { 'x-vendor-verify': headers()['X-Vendor-Verify'] })).toEqual({
-      ok: true,
-      scheme: 'vendor',
-    });
+  it('accepts X-Vendor-Verify alone only with allowLegacyVendorHeader', async () => {
+    expect(verifyLegacy(body, vendorOnly(await headers()))).toEqual({ ok: true, scheme: 'vendor' });
+    expect(verifyLegacy(body, { 'x-vendor-verify': (await headers())['X-Vendor-Verify'] })).toEqual(
+      {
+        ok: true,
+        scheme: 'vendor',
+      },
+    );
     // Never in place of a Standard Webhooks header that is there: those are checked.
-    const all = headers();
+    const all = await headers();
     expect(verifyLegacy(body, { ...all, 'webhook-signature': undefined })).toEqual({
       ok: false,
       reason: 'incomplete Standard Webhooks headers',
@@ -105,48 +107,52 @@ describe('verifyNotification', () => {
     });
   });
 
-  it('refuses a tolerance that would turn the timestamp check off', () => {
+  it('refuses a tolerance that would turn the timestamp check off', async () => {
+    const all = await headers();
     for (const toleranceSeconds of [Number.NaN, Infinity, -1]) {
-      expect(() => verifyNotification(body, headers(), authKey, { toleranceSeconds })).toThrow(
+      expect(() => verifyNotification(body, all, authKey, { toleranceSeconds })).toThrow(
         RangeError,
       );
     }
-    expect(
-      verifyNotification(body, headers(), authKey, { now: timestamp, toleranceSeconds: 0 }),
-    ).toEqual(standard);
+    expect(verifyNotification(body, all, authKey, { now: timestamp, toleranceSeconds: 0 })).toEqual(
+      standard,
+    );
   });
 
-  it('rejects a tampered body and a wrong key in both schemes', () => {
+  it('rejects a tampered body and a wrong key in both schemes', async () => {
     const tampered = Buffer.from(body.toString('utf8').replace('motion', 'motiom'));
     for (const pick of [standardOnly, vendorOnly]) {
-      expect(verifyLegacy(tampered, pick(headers()))).toEqual({
+      expect(verifyLegacy(tampered, pick(await headers()))).toEqual({
         ok: false,
         reason: 'no matching signature',
       });
-      expect(verifyLegacy(body, pick(headers()), 'other-key')).toEqual({
+      expect(verifyLegacy(body, pick(await headers()), 'other-key')).toEqual({
         ok: false,
         reason: 'no matching signature',
       });
     }
   });
 
-  it('enforces the timestamp tolerance both ways', () => {
-    expect(verify(body, headers(), authKey, timestamp + 300).ok).toBe(true);
-    expect(verify(body, headers(), authKey, timestamp - 300).ok).toBe(true);
+  it('enforces the timestamp tolerance both ways', async () => {
+    expect(verify(body, await headers(), authKey, timestamp + 300).ok).toBe(true);
+    expect(verify(body, await headers(), authKey, timestamp - 300).ok).toBe(true);
     const outside = { ok: false, reason: 'webhook-timestamp outside tolerance' };
-    expect(verify(body, headers(), authKey, timestamp + 301)).toEqual(outside);
-    expect(verify(body, headers(), authKey, timestamp - 301)).toEqual(outside);
+    expect(verify(body, await headers(), authKey, timestamp + 301)).toEqual(outside);
+    expect(verify(body, await headers(), authKey, timestamp - 301)).toEqual(outside);
     expect(
-      verifyNotification(body, headers(), authKey, { now: timestamp + 50, toleranceSeconds: 10 }),
+      verifyNotification(body, await headers(), authKey, {
+        now: timestamp + 50,
+        toleranceSeconds: 10,
+      }),
     ).toEqual(outside);
     // The real clock is used when `now` is not given.
-    expect(verifyNotification(body, headers(), authKey)).toEqual(outside);
+    expect(verifyNotification(body, await headers(), authKey)).toEqual(outside);
     const current = Math.floor(Date.now() / 1000);
-    expect(verifyNotification(body, headers({ timestamp: current }), authKey).ok).toBe(true);
+    expect(verifyNotification(body, await headers({ timestamp: current }), authKey).ok).toBe(true);
   });
 
-  it('rejects missing, incomplete and malformed headers', () => {
-    const all = headers();
+  it('rejects missing, incomplete and malformed headers', async () => {
+    const all = await headers();
     const missing = { ok: false, reason: 'missing Standard Webhooks headers' };
     expect(verify(body, {})).toEqual(missing);
     expect(verify(body, undefined)).toEqual(missing);
@@ -174,8 +180,8 @@ describe('verifyNotification', () => {
     }
   });
 
-  it('accepts when one of several space-separated signatures matches', () => {
-    const all = headers();
+  it('accepts when one of several space-separated signatures matches', async () => {
+    const all = await headers();
     const good = all['webhook-signature'] ?? '';
     const other = standardSignature(webhookId, timestamp, body, 'rotated-key');
     for (const list of [`${other} ${good}`, `v2,abc ${good}`, `${good} ${other}`]) {

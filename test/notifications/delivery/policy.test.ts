@@ -206,10 +206,10 @@ describe('attempt request', () => {
     expect(attemptRequest(test, { authKey: 'k' }).webhookId).toBe('test_42');
   });
 
-  it('its signed headers verify at the receiver with its webhook-id', () => {
+  it('its signed headers verify at the receiver with its webhook-id', async () => {
     const request = attemptRequest(delivery, { authKey: 'receiver-key-0123456789' });
     const timestamp = 1_700_000_000;
-    const headers = notificationHeaders({ ...request, timestamp, userAgent: 'test' });
+    const headers = await notificationHeaders({ ...request, timestamp, userAgent: 'test' });
     expect(headers['webhook-id']).toBe('9001');
     expect(
       verifyNotification(request.body, headers, 'receiver-key-0123456789', { now: timestamp }),

@@ -1,5 +1,5 @@
 // bench/pooler: many instances behind one PgBouncer against a few connected directly, in one run.
-// A throwaway PostgreSQL cluster (initdb in a temporary directory, port 5440) runs with
+// A throwaway PostgreSQL cluster (test/helpers/throwaway-postgres.ts, port 5440) runs with
 // max_connections = 40; PgBouncer (transaction pooling, scripts/pgbouncer-local.sh, port 6440)
 // holds up to --pool-size server connections to it. Phases, each on the same data:
 //   direct: --direct instances (2) with DATABASE_URL on the server, their default pools;
@@ -13,14 +13,14 @@
 //   npm run bench:pooler [-- --seconds 10 --concurrency 32 --instances 8 --direct 2 --pool-size 28]
 //   Needs Debian's postgresql (initdb, pg_ctl) and pgbouncer.
 import { execFileSync } from 'node:child_process';
-import { chownSync, mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { mkdtempSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { Pool } from 'undici';
 import { signDevToken } from '../src/accounts/auth.ts';
+import { startThrowawayPostgres } from '../test/helpers/throwaway-postgres.ts';
 import { startServer } from './lib/load.ts';
 
 const { values } = parseArgs({
@@ -38,26 +38,8 @@ const SECRET = 'bench-secret-0123456789abcdef0123456789';
 const PG_PORT = 5440;
 const BOUNCER_PORT = 6440;
 
-const root = process.getuid?.() === 0;
-const tmp = mkdtempSync(path.join(os.tmpdir(), 'clipgate-bench-pooler-'));
-if (root) chownSync(tmp, Number(execFileSync('id', ['-u', 'postgres']).toString()), -1);
-const asPostgres = (command: string) =>
-  execFileSync(
-    root ? 'su' : 'sh',
-    root ? ['postgres', '-s', '/bin/sh', '-c', command] : ['-c', command],
-    {
-      stdio: ['ignore', 'ignore', 'inherit'],
-    },
-  );
-const version = execFileSync('sh', ['-c', 'ls /etc/postgresql | sort -n | tail -1'])
-  .toString()
-  .trim();
-const bin = `/usr/lib/postgresql/${version}/bin`;
-const data = path.join(tmp, 'data');
-asPostgres(`'${bin}/initdb' -D '${data}' -U postgres --auth=trust >/dev/null`);
-asPostgres(
-  `'${bin}/pg_ctl' -D '${data}' -l '${tmp}/postgres.log' -w start -o "-p ${PG_PORT} -k '${tmp}' -c listen_addresses=127.0.0.1 -c max_connections=40"`,
-);
+const server = startThrowawayPostgres(PG_PORT, { max_connections: 40 });
+const tmp = server.dir;
 const bouncerEnv = {
   ...process.env,
   PGBOUNCER_DIR: path.join(tmp, 'pgbouncer'),
@@ -303,6 +285,5 @@ try {
   } catch {
     // already gone
   }
-  asPostgres(`'${bin}/pg_ctl' -D '${data}' -m fast -w stop >/dev/null`);
-  rmSync(tmp, { recursive: true, force: true });
+  server.stop();
 }

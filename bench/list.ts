@@ -8,6 +8,7 @@
 //   BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) names the server; the
 //   data set is loaded afresh into its database, clipgate_bench_list unless --database names
 //   another one (about 10 s).
+import { createHash } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { Pool } from 'undici';
@@ -20,7 +21,7 @@ import {
   loadActivities,
   readerToken,
 } from './lib/dataset.ts';
-import { fmt, load, startServer, type LoadResult } from './lib/load.ts';
+import { cpuMs, fmt, load, startServer, type LoadResult } from './lib/load.ts';
 
 const { values } = parseArgs({
   options: {
@@ -119,8 +120,22 @@ const PAGE = `query Page($id: ID!, $after: String) { accessory(id: $id) { activi
   edges { cursor node { activityId accessoryId startTime endTime playbackDuration relevanceLevel inProgress } }
   pageInfo { hasNextPage endCursor } nextStartActivityId } } }`;
 
+const PAGE_BY_HASH = {
+  persistedQuery: { version: 1, sha256Hash: createHash('sha256').update(PAGE).digest('hex') },
+};
+
 console.log(`\n${concurrency} concurrent clients, ${seconds} s per figure\n`);
 const service = await startServer('src/main.ts', listingEnv(databaseUrl));
+// Registers the page's hash (APQ): the text with its hash, once.
+{
+  const http = new Pool(`http://127.0.0.1:${service.port}`, { connections: 1 });
+  await post(http, '/graphql', {
+    query: PAGE,
+    variables: { id: pick(0) },
+    extensions: PAGE_BY_HASH,
+  });
+  await http.close();
+}
 const listPath = (a: string) => `/api/accessories/${a}/activities`;
 const pages: Record<string, (http: Pool, i: number) => Promise<void>> = {
   'REST first page': (h, i) => post(h, listPath(pick(i)), { limit: 20 }),
@@ -131,6 +146,9 @@ const pages: Record<string, (http: Pool, i: number) => Promise<void>> = {
       operator: '<',
     }),
   'GraphQL first page': (h, i) => post(h, '/graphql', { query: PAGE, variables: { id: pick(i) } }),
+  // Apollo's persisted queries: the hash alone, once the text was sent with it (below).
+  'GraphQL first page, by hash': (h, i) =>
+    post(h, '/graphql', { variables: { id: pick(i) }, extensions: PAGE_BY_HASH }),
   'GraphQL page 10,000 deep': (h, i) =>
     post(h, '/graphql', {
       query: PAGE,
@@ -148,6 +166,22 @@ const pages: Record<string, (http: Pool, i: number) => Promise<void>> = {
 };
 await warm(service.port, Object.values(pages));
 for (const [name, request] of Object.entries(pages)) await drive(service.port, name, request);
+// The service's CPU per request, the first page as text and by its hash, A B A B (the machine's
+// noise spread over both): CPU time of the service process over a run / requests answered.
+const cpuPerRequest: Record<string, number[]> = {};
+for (let round = 0; round < 2; round++) {
+  for (const name of ['GraphQL first page', 'GraphQL first page, by hash']) {
+    const http = new Pool(`http://127.0.0.1:${service.port}`, { connections: concurrency });
+    const before = cpuMs(service.child.pid!);
+    const run = await load(concurrency, duration, (i) => pages[name]!(http, i), 0);
+    const used = cpuMs(service.child.pid!) - before;
+    await http.close();
+    (cpuPerRequest[name] ??= []).push(used / run.requests);
+    console.log(
+      `${`${name}, CPU`.padEnd(28)} ${fmt(run)}  ${((used / run.requests) * 1000).toFixed(0)} µs CPU/request`,
+    );
+  }
+}
 // Zones: z1 over the left quarter of the frame, saved now, so that every activity of
 // the data set is older than lastModified and answered from its objectLocations (about 4 in 10
 // hold a cell of z1): the costlier side of the zones-and-time rule.
@@ -221,6 +255,7 @@ report(
 await direct.end();
 await db.close();
 
+const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
 const ratio = (a: string, b: string, f: (r: LoadResult) => number) =>
   (f(results[a]!) / f(results[b]!)).toFixed(2);
 const spread = (a: string) => (results[a]!.p99 / results[a]!.p50).toFixed(2);
@@ -237,4 +272,6 @@ ratios (target in brackets)
   REST zone-filtered / unfiltered req/s     ${ratio('REST zone-filtered page', 'REST first page, again', (r) => r.rps)}
   timeline / per-accessory first page p50   ${ratio('REST timeline first page', 'REST first page', (r) => r.p50)}  [<= 1.3]
   timeline deep / first page p50            ${ratio('REST timeline 10,000 deep', 'REST timeline first page', (r) => r.p50)}  [<= 1.1]
-  counts 30 days by hour p50 (ms)           ${results['REST counts 30 days by hour']!.p50.toFixed(1)}  [< 20]`);
+  counts 30 days by hour p50 (ms)           ${results['REST counts 30 days by hour']!.p50.toFixed(1)}  [< 20]
+  GraphQL by hash / text CPU per request    ${(mean(cpuPerRequest['GraphQL first page, by hash']!) / mean(cpuPerRequest['GraphQL first page']!)).toFixed(2)}  [<= 0.85]
+  GraphQL by hash / text throughput         ${ratio('GraphQL first page, by hash', 'GraphQL first page', (r) => r.rps)}`);

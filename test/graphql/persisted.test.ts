@@ -132,6 +132,17 @@ describe.each(backends)('persisted operations on %s', (backend) => {
     }
   });
 
+  it('runs a known hash from a GET, whose URL a cache can keep', async () => {
+    const token = await t.token(['activities_basic'], 'persisted-user', 'get-app');
+    const url = new URL(`${t.url}/graphql`);
+    url.searchParams.set('extensions', JSON.stringify(byHash(sha256(KNOWN)).extensions));
+    const res = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+    expect([res.status, await res.json()]).toEqual([
+      200,
+      { data: { viewer: { clientId: 'get-app' } } },
+    ]);
+  });
+
   it('answers an unknown hash PERSISTED_QUERY_NOT_FOUND, and a hash that is not the text’s 400', async () => {
     const missing = await post('any-app', byHash(sha256('query Never { viewer { accountId } }')));
     expect(missing.status).toBe(404);
@@ -211,6 +222,15 @@ describe.each(backends)('persisted operations on %s', (backend) => {
       expect(refused.error[0]!.extensions.code).toBe('PERMISSION_DENIED');
     } finally {
       await client.dispose();
+    }
+  });
+
+  it('has counted how the documents came, for the operator (after the cases above)', async () => {
+    const metrics = await (await fetch(`${t.url}/metrics`)).text();
+    for (const source of ['text', 'known', 'registered', 'not_found', 'refused']) {
+      expect(metrics).toMatch(
+        new RegExp(`^clipgate_graphql_documents_total\\{source="${source}"\\} [1-9]`, 'm'),
+      );
     }
   });
 });

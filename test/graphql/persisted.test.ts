@@ -182,6 +182,26 @@ describe.each(backends)('persisted operations on %s', (backend) => {
       });
       expect(refused.body.errors![0]!.message).toMatch(/may send only known documents/);
     }
+    // Over SSE too: refused before the stream opens.
+    const token = await t.token(['activities_basic'], 'persisted-user', FIRST_PARTY);
+    const sse = await fetch(`${t.url}/graphql`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        accept: 'text/event-stream',
+      },
+      body: JSON.stringify({
+        query: `subscription { accessoryEvents(accessoryId: "${accessoryId}") { eventId } }`,
+      }),
+    });
+    expect(sse.status).toBe(403);
+    expect(
+      ((await sse.json()) as { errors: { extensions: unknown }[] }).errors[0]!.extensions,
+    ).toEqual({
+      code: 'PERMISSION_DENIED',
+      details: { field: 'query', clientId: FIRST_PARTY },
+    });
     // The dashboard's documents come with its build (web/dist/persisted-documents.json).
     const dashboard = JSON.parse(
       await fs.readFile(

@@ -29,14 +29,14 @@ export interface DocumentRequest {
   extensions?: unknown;
 }
 
-export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
 const HASH_FIELD = 'extensions.persistedQuery.sha256Hash';
 /** How long a registered document is kept at most; the oldest goes first when the store is full. */
 const REGISTERED_TTL_MS = 24 * 60 * 60 * 1000;
 
 /** Apollo's answer to an unknown hash: its client sends the document again with its text. */
-export const persistedQueryNotFound = () =>
+const persistedQueryNotFound = () =>
   new GraphQLError('PersistedQueryNotFound', {
     extensions: { code: 'PERSISTED_QUERY_NOT_FOUND', http: { status: 404 } },
   });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import { GraphQLError, Kind, parse, validate } from 'graphql';
+import { Kind, parse, validate } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { TtlCache } from '../cache.ts';
 import { ConfigError, type GraphQLDocumentsConfig } from '../config.ts';
@@ -35,11 +35,12 @@ const HASH_FIELD = 'extensions.persistedQuery.sha256Hash';
 /** How long a registered document is kept at most; the oldest goes first when the store is full. */
 const REGISTERED_TTL_MS = 24 * 60 * 60 * 1000;
 
-/** Apollo's answer to an unknown hash: its client sends the document again with its text. */
+/**
+ * Apollo's answer to an unknown hash, with its message: its client sends the document again with
+ * its text.
+ */
 const persistedQueryNotFound = () =>
-  new GraphQLError('PersistedQueryNotFound', {
-    extensions: { code: 'PERSISTED_QUERY_NOT_FOUND', http: { status: 404 } },
-  });
+  new AppError('PERSISTED_QUERY_NOT_FOUND', 'PersistedQueryNotFound');
 
 const onlyKnownDocuments = (clientId: string) =>
   new AppError(
@@ -94,7 +95,7 @@ export class PersistedDocuments {
   /**
    * The text of the document a request asks for (undefined when it has neither text nor hash:
    * GraphQL's own refusal follows); throws the client's error (INVALID_ARGUMENT or
-   * PERMISSION_DENIED as AppErrors, PERSISTED_QUERY_NOT_FOUND).
+   * PERMISSION_DENIED or PERSISTED_QUERY_NOT_FOUND, as AppErrors).
    */
   resolve(request: DocumentRequest, clientId: string): string | undefined {
     try {
@@ -102,9 +103,9 @@ export class PersistedDocuments {
       this.#counted(source);
       return text;
     } catch (err) {
-      if (err instanceof GraphQLError) this.#counted('not_found');
-      else if (err instanceof AppError && err.code === 'PERMISSION_DENIED')
-        this.#counted('refused');
+      const code = err instanceof AppError ? err.code : undefined;
+      if (code === 'PERSISTED_QUERY_NOT_FOUND') this.#counted('not_found');
+      else if (code === 'PERMISSION_DENIED') this.#counted('refused');
       throw err;
     }
   }

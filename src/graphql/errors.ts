@@ -9,12 +9,6 @@ const yogaCodes: Record<string, ErrorCode> = {
   INTERNAL_SERVER_ERROR: 'INTERNAL',
 };
 
-/**
- * Codes of a protocol the service speaks besides the contract's, kept as they are: Apollo's
- * automatic persisted queries (documents.ts), whose clients look for this one.
- */
-const protocolCodes = ['PERSISTED_QUERY_NOT_FOUND'] as const;
-
 const isErrorCode = (code: unknown): code is ErrorCode =>
   typeof code === 'string' && Object.hasOwn(errorStatus, code);
 
@@ -25,11 +19,9 @@ const isErrorCode = (code: unknown): code is ErrorCode =>
  * that is no GraphQL request), except a body over the limit, a method `/graphql` does not take,
  * and Yoga's own failures.
  */
-function layerCode(error: GraphQLError): ErrorCode | (typeof protocolCodes)[number] {
+function layerCode(error: GraphQLError): ErrorCode {
   const { code, http } = error.extensions ?? {};
   if (isErrorCode(code)) return code;
-  const protocolCode = protocolCodes.find((known) => known === code);
-  if (protocolCode) return protocolCode;
   if (typeof code === 'string' && Object.hasOwn(yogaCodes, code)) return yogaCodes[code]!;
   if ((http as { status?: number } | undefined)?.status === 405) return 'METHOD_NOT_ALLOWED';
   return 'INVALID_ARGUMENT';

@@ -147,7 +147,10 @@ describe.each(backends)('persisted operations on %s', (backend) => {
     const missing = await post('any-app', byHash(sha256('query Never { viewer { accountId } }')));
     expect(missing.status).toBe(404);
     expect(missing.body.errors).toEqual([
-      { message: 'PersistedQueryNotFound', extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } },
+      {
+        message: 'PersistedQueryNotFound',
+        extensions: { code: 'PERSISTED_QUERY_NOT_FOUND', details: {} },
+      },
     ]);
     const wrong = await post('any-app', { query: KNOWN, ...byHash(sha256('something else')) });
     expect(wrong.status).toBe(400);

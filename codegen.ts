@@ -20,11 +20,14 @@ const config: CodegenConfig = {
         scalars: { DateTime: 'string', JSON: 'unknown' },
       },
     },
-    // The dashboard (web/): documents as strings, so the bundle needs no GraphQL parser.
+    // The dashboard (web/): documents as strings, so the bundle needs no GraphQL parser, each
+    // with its SHA-256, which the dashboard sends instead of the text. The hashes and documents
+    // go to persisted-documents.json, which the dashboard's build carries to the service
+    // (web/vite.config.ts, src/graphql/documents.ts).
     'web/src/generated/': {
       documents: ['web/src/**/*.ts', '!web/src/generated/**'],
       preset: 'client',
-      presetConfig: { fragmentMasking: false },
+      presetConfig: { fragmentMasking: false, persistedDocuments: { hashAlgorithm: 'sha256' } },
       config: {
         useTypeImports: true,
         enumsAsTypes: true,

@@ -4,10 +4,11 @@
 // days by hour, beside the same keyset query straight through pg (the limit: no HTTP, no
 // GraphQL) and served by a bare Node HTTP handler, with the ratios, all measured in this one run.
 //
-//   npm run bench:list [-- --seconds 5 --concurrency 16 --warmup 3]
+//   npm run bench:list [-- --seconds 5 --concurrency 16 --warmup 3 --cpu-pairs 7]
 //   BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) names the server; the
 //   data set is loaded afresh into its database, clipgate_bench_list unless --database names
 //   another one (about 10 s).
+import { createHash } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { Pool } from 'undici';
@@ -20,7 +21,7 @@ import {
   loadActivities,
   readerToken,
 } from './lib/dataset.ts';
-import { fmt, load, startServer, type LoadResult } from './lib/load.ts';
+import { cpuMs, fmt, load, startServer, type LoadResult } from './lib/load.ts';
 
 const { values } = parseArgs({
   options: {
@@ -30,6 +31,7 @@ const { values } = parseArgs({
     activities: { type: 'string', default: '10000' },
     database: { type: 'string', default: 'clipgate_bench_list' },
     warmup: { type: 'string', default: '3' },
+    'cpu-pairs': { type: 'string', default: '7' },
   },
 });
 const seconds = Number(values.seconds);
@@ -119,8 +121,22 @@ const PAGE = `query Page($id: ID!, $after: String) { accessory(id: $id) { activi
   edges { cursor node { activityId accessoryId startTime endTime playbackDuration relevanceLevel inProgress } }
   pageInfo { hasNextPage endCursor } nextStartActivityId } } }`;
 
+const PAGE_BY_HASH = {
+  persistedQuery: { version: 1, sha256Hash: createHash('sha256').update(PAGE).digest('hex') },
+};
+
 console.log(`\n${concurrency} concurrent clients, ${seconds} s per figure\n`);
 const service = await startServer('src/main.ts', listingEnv(databaseUrl));
+// Registers the page's hash (APQ): the text with its hash, once.
+{
+  const http = new Pool(`http://127.0.0.1:${service.port}`, { connections: 1 });
+  await post(http, '/graphql', {
+    query: PAGE,
+    variables: { id: pick(0) },
+    extensions: PAGE_BY_HASH,
+  });
+  await http.close();
+}
 const listPath = (a: string) => `/api/accessories/${a}/activities`;
 const pages: Record<string, (http: Pool, i: number) => Promise<void>> = {
   'REST first page': (h, i) => post(h, listPath(pick(i)), { limit: 20 }),
@@ -131,6 +147,9 @@ const pages: Record<string, (http: Pool, i: number) => Promise<void>> = {
       operator: '<',
     }),
   'GraphQL first page': (h, i) => post(h, '/graphql', { query: PAGE, variables: { id: pick(i) } }),
+  // Apollo's persisted queries: the hash alone, once the text was sent with it (below).
+  'GraphQL first page, by hash': (h, i) =>
+    post(h, '/graphql', { variables: { id: pick(i) }, extensions: PAGE_BY_HASH }),
   'GraphQL page 10,000 deep': (h, i) =>
     post(h, '/graphql', {
       query: PAGE,
@@ -148,6 +167,28 @@ const pages: Record<string, (http: Pool, i: number) => Promise<void>> = {
 };
 await warm(service.port, Object.values(pages));
 for (const [name, request] of Object.entries(pages)) await drive(service.port, name, request);
+// The service's CPU per request, the first page as text and by its hash: CPU time of the service
+// process over a run / requests answered, in pairs of short runs (text, then hash), so that the
+// machine's noise falls on both alike; the ratio is the median of the pairs'.
+const TEXT = 'GraphQL first page';
+const BY_HASH = 'GraphQL first page, by hash';
+const cpuPairs: { [TEXT]: number; [BY_HASH]: number }[] = [];
+for (let pair = 0; pair < Number(values['cpu-pairs']); pair++) {
+  const measured = { [TEXT]: 0, [BY_HASH]: 0 };
+  for (const name of [TEXT, BY_HASH] as const) {
+    const http = new Pool(`http://127.0.0.1:${service.port}`, { connections: concurrency });
+    const before = cpuMs(service.child.pid!);
+    const run = await load(concurrency, duration / 2, (i) => pages[name]!(http, i), 0);
+    measured[name] = (cpuMs(service.child.pid!) - before) / run.requests;
+    await http.close();
+  }
+  cpuPairs.push(measured);
+  console.log(
+    `CPU per request, pair ${pair + 1}      text ${(measured[TEXT] * 1000).toFixed(0)} µs, by hash ${(measured[BY_HASH] * 1000).toFixed(0)} µs`,
+  );
+}
+const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const cpuRatio = median(cpuPairs.map((p) => p[BY_HASH] / p[TEXT]));
 // Zones: z1 over the left quarter of the frame, saved now, so that every activity of
 // the data set is older than lastModified and answered from its objectLocations (about 4 in 10
 // hold a cell of z1): the costlier side of the zones-and-time rule.
@@ -242,4 +283,6 @@ bare pg + HTTP server is the older baseline
   REST zone-filtered / unfiltered req/s     ${ratio('REST zone-filtered page', 'REST first page, again', (r) => r.rps)}
   timeline / per-accessory first page p50   ${ratio('REST timeline first page', 'REST first page', (r) => r.p50)}  [<= 1.3]
   timeline deep / first page p50            ${ratio('REST timeline 10,000 deep', 'REST timeline first page', (r) => r.p50)}  [<= 1.1]
-  counts 30 days by hour p50 (ms)           ${results['REST counts 30 days by hour']!.p50.toFixed(1)}  [< 20]`);
+  counts 30 days by hour p50 (ms)           ${results['REST counts 30 days by hour']!.p50.toFixed(1)}  [< 20]
+  GraphQL by hash / text CPU per request    ${cpuRatio.toFixed(2)}  [<= 0.85] (median of ${cpuPairs.length} pairs)
+  GraphQL by hash / text throughput         ${ratio('GraphQL first page, by hash', 'GraphQL first page', (r) => r.rps)}`);

@@ -4,8 +4,10 @@
 // by its package or source folder.
 //
 //   npm run bench:list -- --database clipgate_bench_list     # loads the data set once
-//   npx tsx bench/profile-list.ts [--page graphql|rest] [--seconds 5] [--concurrency 16]
+//   npx tsx bench/profile-list.ts [--page graphql|graphql-hash|rest] [--seconds 5] [--concurrency 16]
+//   (graphql-hash: the GraphQL page by its SHA-256, Apollo's persisted queries, registered first)
 //   BENCH_DATABASE_URL as for bench:list; --database names the loaded database.
+import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -48,11 +50,21 @@ const http = new Pool(`http://127.0.0.1:${service.port}`, {
 });
 const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
 const pick = (i: number) => accessoryIds[i % accessoryIds.length]!;
+const byHash = {
+  persistedQuery: { version: 1, sha256Hash: createHash('sha256').update(PAGE).digest('hex') },
+};
+if (values.page === 'graphql-hash') {
+  const body = JSON.stringify({ query: PAGE, variables: { id: pick(0) }, extensions: byHash });
+  const res = await http.request({ method: 'POST', path: '/graphql', headers, body });
+  await res.body.text();
+}
 const result = await load(Number(values.concurrency), Number(values.seconds) * 1000, async (i) => {
   const [p, body] =
     values.page === 'rest'
       ? [`/api/accessories/${pick(i)}/activities`, { limit: 20 }]
-      : ['/graphql', { query: PAGE, variables: { id: pick(i) } }];
+      : values.page === 'graphql-hash'
+        ? ['/graphql', { variables: { id: pick(i) }, extensions: byHash }]
+        : ['/graphql', { query: PAGE, variables: { id: pick(i) } }];
   const res = await http.request({ method: 'POST', path: p, headers, body: JSON.stringify(body) });
   const text = await res.body.text();
   if (res.statusCode !== 200) throw new Error(`${res.statusCode} ${text}`);

@@ -1,5 +1,6 @@
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { accessoryRoutes } from './accessories/rest.ts';
 import { accountRoutes } from './accounts/rest.ts';
 import { activityRoutes } from './activities/rest.ts';
@@ -7,6 +8,7 @@ import type { Config } from './config.ts';
 import { asyncApiDocument, openApiWebhooks } from './events/documents.ts';
 import { eventRoutes } from './events/rest.ts';
 import { graphqlHandler, createGraphQL } from './graphql/yoga.ts';
+import { loadPersistedDocuments } from './graphql/documents.ts';
 import { graphqlErrorAnswer } from './graphql/errors.ts';
 import { graphiqlHandler } from './graphql/graphiql.ts';
 import { GraphQLWorkers } from './graphql/workers/pool.ts';
@@ -24,7 +26,7 @@ import { mediaOpenApi } from './media/openapi.ts';
 import { handleMediaRequest } from './media/routes.ts';
 import { notificationRoutes } from './notifications/rest.ts';
 import { buildServices, startServices, type ServiceOptions, type Services } from './services.ts';
-import { handleDashboardRequest } from './web/static.ts';
+import { dashboardDir, handleDashboardRequest } from './web/static.ts';
 import { zoneRoutes } from './zones/rest.ts';
 
 export interface App {
@@ -76,7 +78,21 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
         openApiWebhooks(),
       ),
     );
-    const graphql = createGraphQL(services, await startGraphQLWorkers(services, disposables));
+    // The dashboard's documents come with its build (web/vite.config.ts), the operators' besides.
+    const documents = loadPersistedDocuments(
+      config.graphqlDocuments,
+      [
+        { path: path.join(dashboardDir(), 'persisted-documents.json'), optional: true },
+        ...config.graphqlDocuments.manifests.map((file) => ({ path: file })),
+      ],
+      logger,
+      (source) => services.metrics.graphqlDocuments.inc({ source }),
+    );
+    const graphql = createGraphQL(
+      services,
+      documents,
+      await startGraphQLWorkers(services, disposables),
+    );
     const lag = new LagMonitor(config.limits.overloadLagMs);
     lag.start();
     disposables.defer('overload monitor', () => lag.stop());
@@ -117,6 +133,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     const sockets = attachWebSockets({
       server,
       getEnveloped: (initialContext) => graphql.getEnveloped(initialContext),
+      documents,
       services,
       draining: () => draining,
       overloaded: () => lag.overloaded,

@@ -35,6 +35,7 @@ export interface Config {
   media: MediaConfig;
   limits: LimitsConfig;
   graphqlWorkers: GraphQLWorkersConfig;
+  graphqlDocuments: GraphQLDocumentsConfig;
   /** Unset (no `OTEL_EXPORTER_OTLP_ENDPOINT`): tracing is off and no SDK is loaded. */
   telemetry: TelemetryConfig | undefined;
 }
@@ -99,6 +100,20 @@ export interface GraphQLWorkersConfig {
    * only, where a nice value is a thread's own.
    */
   nice: number;
+}
+
+/** Persisted operations and trusted documents (src/graphql/documents.ts). */
+export interface GraphQLDocumentsConfig {
+  /**
+   * `GRAPHQL_TRUSTED_DOCUMENTS`: the OAuth client ids that may send only known documents (the
+   * dashboard's and the manifests'); `*`: every client. Empty (the default): any client may send
+   * any document.
+   */
+  trustedOnly: ReadonlySet<string> | '*';
+  /** `GRAPHQL_PERSISTED_DOCUMENTS`: manifest files (hash to document) besides the dashboard's. */
+  manifests: string[];
+  /** `GRAPHQL_APQ_MAX_ENTRIES`: documents registered by clients (APQ) an instance keeps; 0: none. */
+  apqMaxEntries: number;
 }
 
 export interface S3Config {
@@ -510,6 +525,25 @@ function telemetryConfig(env: Env): TelemetryConfig | undefined {
   return { endpoint, serviceName: env.OTEL_SERVICE_NAME || 'clipgate' };
 }
 
+function names(env: Env, name: string): string[] {
+  return (env[name] ?? '')
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean);
+}
+
+function graphqlDocumentsConfig(env: Env): GraphQLDocumentsConfig {
+  const clients = names(env, 'GRAPHQL_TRUSTED_DOCUMENTS');
+  if (clients.includes('*') && clients.length > 1) {
+    throw new ConfigError('GRAPHQL_TRUSTED_DOCUMENTS must be either * or a list of client ids');
+  }
+  return {
+    trustedOnly: clients.includes('*') ? '*' : new Set(clients),
+    manifests: names(env, 'GRAPHQL_PERSISTED_DOCUMENTS').map((file) => path.resolve(file)),
+    apqMaxEntries: intWithin(env, 'GRAPHQL_APQ_MAX_ENTRIES', 1000, 0, 1_000_000),
+  };
+}
+
 function directUrl(env: Env): string | undefined {
   const url = env.DATABASE_DIRECT_URL || undefined;
   if (url && !env.DATABASE_URL) {
@@ -564,6 +598,7 @@ export function loadConfig(env: Env = process.env): Config {
       minCost: int(env, 'GRAPHQL_WORKER_MIN_COST', 1000),
       nice: niceSteps(env, 'GRAPHQL_WORKER_NICE', 10),
     },
+    graphqlDocuments: graphqlDocumentsConfig(env),
     telemetry: telemetryConfig(env),
   };
 }

@@ -4,6 +4,8 @@ export const errorStatus = {
   UNAUTHENTICATED: 401,
   PERMISSION_DENIED: 403,
   NOT_FOUND: 404,
+  /** Apollo's persisted queries: a document's hash the service does not know (GraphQL only). */
+  PERSISTED_QUERY_NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,

@@ -11,6 +11,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { takeRequest } from '../context.ts';
 import { AppError } from '../errors.ts';
 import type { Services } from '../services.ts';
+import type { PersistedDocuments } from './documents.ts';
 import { toGraphQLError } from './errors.ts';
 import { LiveCloseCode, type LiveCarrier } from './live.ts';
 import { acceptConnection } from './ws/auth.ts';
@@ -45,6 +46,8 @@ export type GetEnveloped = (initialContext: Record<string, unknown>) => Envelope
 export interface WebSocketOptions {
   server: Server;
   getEnveloped: GetEnveloped;
+  /** A document may come by its hash, and some clients may send only known ones. */
+  documents: PersistedDocuments;
   services: Services;
   /** True once the app drains: new upgrades are refused. */
   draining(): boolean;
@@ -117,7 +120,8 @@ export function attachWebSockets(options: WebSocketOptions): WebSockets {
       const enveloped = options.getEnveloped(carrier);
       let document: DocumentNode;
       try {
-        document = enveloped.parse(payload.query);
+        const query = options.documents.resolve(payload, connection.context!.principal.clientId);
+        document = enveloped.parse(query ?? payload.query);
       } catch (err) {
         return [toGraphQLError(err, logger)];
       }

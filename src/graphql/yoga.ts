@@ -18,6 +18,7 @@ import type { Services } from '../services.ts';
 import { graphqlTracing } from '../telemetry/graphql.ts';
 import { activeTracer } from '../telemetry/tracing.ts';
 import { graphqlContext, type GraphQLContext } from './builder.ts';
+import { persistedDocuments, type PersistedDocuments } from './documents.ts';
 import { requestError, toGraphQLError } from './errors.ts';
 import { operationLimits } from './limits.ts';
 import type { LiveRequest } from './live.ts';
@@ -37,7 +38,11 @@ export interface ServerContext {
 }
 
 /** GraphQL over HTTP and SSE on `/graphql`; its envelop also runs the WebSocket operations. */
-export function createGraphQL(services: Services, workers?: GraphQLWorkers) {
+export function createGraphQL(
+  services: Services,
+  documents: PersistedDocuments,
+  workers?: GraphQLWorkers,
+) {
   const tracer = activeTracer();
   const { maxCostInFlight } = services.config.limits.graphql;
   const shares = maxCostInFlight > 0 ? new CostShares(maxCostInFlight) : undefined;
@@ -80,6 +85,7 @@ export function createGraphQL(services: Services, workers?: GraphQLWorkers) {
       refuseParametersThatAreNoJson(),
       contractValidationErrors(services),
       refuseStreamsBeforeTheyStart(),
+      persistedDocuments(documents),
       ...(tracer ? [graphqlTracing(tracer)] : []),
       // Compiles each operation once into a specialized function: several times faster than the
       // generic executor on the listing pages.

@@ -22,6 +22,12 @@ export function httpMetrics(registry: Registry) {
       labelNames: ['reason'] as const,
       registers: [registry],
     }),
+    graphqlDocuments: new Counter({
+      name: 'clipgate_graphql_documents_total',
+      help: 'GraphQL requests by how their document came: text, known (a hash of a manifest), registered (a hash a client registered, APQ), not_found (an unknown hash), refused (GRAPHQL_TRUSTED_DOCUMENTS)',
+      labelNames: ['source'] as const,
+      registers: [registry],
+    }),
     graphqlWorkerOperations: new Counter({
       name: 'clipgate_graphql_worker_operations_total',
       help: 'GraphQL queries executed on a worker thread (GRAPHQL_WORKERS), by outcome: ok, failed (the thread stopped)',

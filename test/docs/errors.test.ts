@@ -2,6 +2,7 @@
  * docs/api.md's Errors table against the service: it lists exactly the codes the service can
  * answer (src/errors.ts) with their statuses, and every one of them is answered by some request.
  */
+import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorStatus } from '../../src/errors.ts';
@@ -135,6 +136,21 @@ describe.each(backends)('every documented error code, answered on %s', (backend)
     const body = (await fault.json()) as { error: { code: string; message: string } };
     expect(body).toEqual({ error: { code: 'INTERNAL', message: 'internal error', details: {} } });
     answered[body.error.code] = fault.status;
+  });
+
+  it('PERSISTED_QUERY_NOT_FOUND (a GraphQL document by a hash the service does not know)', async () => {
+    const reader = await token(['activities_basic']);
+    const sha256Hash = createHash('sha256').update('query Unknown { viewer { accountId } }');
+    const res = await fetch(`${t.url}/graphql`, {
+      method: 'POST',
+      headers: { ...json, authorization: `Bearer ${reader}` },
+      body: JSON.stringify({
+        extensions: { persistedQuery: { version: 1, sha256Hash: sha256Hash.digest('hex') } },
+      }),
+    });
+    const { errors } = (await res.json()) as { errors: { extensions: { code: string } }[] };
+    expect(errors[0]!.extensions.code).toBe('PERSISTED_QUERY_NOT_FOUND');
+    answered[errors[0]!.extensions.code] = res.status;
   });
 
   it('has answered each code of the table, with its status', () => {

@@ -24,11 +24,44 @@ export class ApiError extends Error {
 let token = '';
 export const setToken = (value: string) => (token = value);
 
-/** Runs a query or mutation; the first GraphQL error is thrown as an ApiError. */
+/**
+ * How a document goes to the service: by its SHA-256 (Apollo's persisted queries), which the
+ * service knows from the dashboard's build (persisted-documents.json, `npm run codegen`), so
+ * that a client id held to known documents (GRAPHQL_TRUSTED_DOCUMENTS) runs the dashboard.
+ * `text`: the document itself, if the service does not know the hash.
+ */
+export function operation(
+  document: { toString(): string; __meta__?: Record<string, unknown> },
+  text = false,
+): { query: string; extensions?: { persistedQuery: { version: 1; sha256Hash: string } } } {
+  const hash = document.__meta__?.hash;
+  if (text || typeof hash !== 'string') return { query: document.toString() };
+  const sha256Hash = hash.replace(/^sha256:/, '');
+  return { query: '', extensions: { persistedQuery: { version: 1, sha256Hash } } };
+}
+
+/**
+ * Runs a query or mutation, by its hash; the first GraphQL error is thrown as an ApiError. A
+ * service that does not know the hash (PERSISTED_QUERY_NOT_FOUND) is sent the text.
+ */
 export async function request<R, V>(
   document: TypedDocumentString<R, V>,
   variables: V,
   signal?: AbortSignal,
+): Promise<R> {
+  try {
+    return await send(document, variables, signal, false);
+  } catch (err) {
+    if (!(err instanceof ApiError) || err.code !== 'PERSISTED_QUERY_NOT_FOUND') throw err;
+    return send(document, variables, signal, true);
+  }
+}
+
+async function send<R, V>(
+  document: TypedDocumentString<R, V>,
+  variables: V,
+  signal: AbortSignal | undefined,
+  text: boolean,
 ): Promise<R> {
   let res: Response;
   try {
@@ -39,7 +72,7 @@ export async function request<R, V>(
         accept: 'application/graphql-response+json, application/json',
         authorization: `Bearer ${token}`,
       },
-      body: JSON.stringify({ query: document.toString(), variables }),
+      body: JSON.stringify({ ...operation(document, text), variables }),
       signal,
     });
   } catch (err) {

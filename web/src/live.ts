@@ -1,9 +1,9 @@
 import type { Client } from 'graphql-ws';
-import { liveClient } from './api.ts';
+import { liveClient, operation } from './api.ts';
 
 export interface ResumingOptions<D, E extends { eventId: string }> {
-  /** The subscription document. */
-  query: string;
+  /** The subscription document (sent by its hash, api.ts `operation`). */
+  document: Parameters<typeof operation>[0];
   /** Its variables for the stream `key`, resuming after `after` (null: from now on). */
   variables(key: string, after: string | null): Record<string, unknown>;
   /** The event in a result's data. */
@@ -77,7 +77,10 @@ export class ResumingSubscription<D, E extends { eventId: string }> {
       this.timer = setTimeout(() => this.connect(), delay);
     };
     client.subscribe<D>(
-      { query: options.query, variables: options.variables(key, this.lastEventId ?? null) },
+      {
+        ...operation(options.document),
+        variables: options.variables(key, this.lastEventId ?? null),
+      },
       {
         next: (result) => {
           const event = result.data ? options.pick(result.data as D) : undefined;

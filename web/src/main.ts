@@ -446,7 +446,7 @@ function setLive(text: string, ok = false): void {
 
 /** The selected accessory's events; resumes with `after` = the last event id seen. */
 const live = new ResumingSubscription<DashAccessoryEventsSubscription, LiveEvent>({
-  query: AccessoryEvents.toString(),
+  document: AccessoryEvents,
   variables: (accessoryId, after) => ({ accessoryId, after }),
   pick: (data) => data.accessoryEvents,
   onEvent,
@@ -682,7 +682,7 @@ function receiverEventText(event: ReceiverEvent): string {
  * they arrive, newest first; each refreshes the receiver's health and delivery log.
  */
 const receiverEvents = new ResumingSubscription<DashReceiverEventsSubscription, ReceiverEvent>({
-  query: ReceiverEvents.toString(),
+  document: ReceiverEvents,
   variables: (accountId, after) => ({ accountId, after }),
   pick: (data) => data.accountEvents,
   onEvent: (_accountId, event) => {

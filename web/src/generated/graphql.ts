@@ -259,7 +259,7 @@ export const DashViewerDocument = new TypedDocumentString(`
     scopes
   }
 }
-    `) as unknown as TypedDocumentString<DashViewerQuery, DashViewerQueryVariables>;
+    `, {"hash":"sha256:a59febd7d874f77781d7517c2683841d79b7e9e2dc34d3482c7983d1e1016575"}) as unknown as TypedDocumentString<DashViewerQuery, DashViewerQueryVariables>;
 export const DashAccessoriesDocument = new TypedDocumentString(`
     query DashAccessories($after: String) {
   accessories(first: 100, after: $after) {
@@ -276,7 +276,7 @@ export const DashAccessoriesDocument = new TypedDocumentString(`
     }
   }
 }
-    `) as unknown as TypedDocumentString<DashAccessoriesQuery, DashAccessoriesQueryVariables>;
+    `, {"hash":"sha256:fb2444349ebe8729640e3334ee9f6b0140158aa934093b6715853b8ccd620b1c"}) as unknown as TypedDocumentString<DashAccessoriesQuery, DashAccessoriesQueryVariables>;
 export const DashActivitiesDocument = new TypedDocumentString(`
     query DashActivities($accessoryId: ID!, $first: Int, $after: String, $since: String, $filter: String, $where: ActivityWhere) {
   accessory(id: $accessoryId) {
@@ -315,7 +315,7 @@ export const DashActivitiesDocument = new TypedDocumentString(`
     hls
     mpd
   }
-}`) as unknown as TypedDocumentString<DashActivitiesQuery, DashActivitiesQueryVariables>;
+}`, {"hash":"sha256:1a016730e7d4ce856e5943f98455f41aadd02c2851ef556371fce81c5d1dba14"}) as unknown as TypedDocumentString<DashActivitiesQuery, DashActivitiesQueryVariables>;
 export const DashHourlyCountsDocument = new TypedDocumentString(`
     query DashHourlyCounts($accessoryId: ID!, $from: DateTime!, $to: DateTime!, $timeZone: String) {
   viewer {
@@ -333,7 +333,7 @@ export const DashHourlyCountsDocument = new TypedDocumentString(`
     }
   }
 }
-    `) as unknown as TypedDocumentString<DashHourlyCountsQuery, DashHourlyCountsQueryVariables>;
+    `, {"hash":"sha256:225ea094a9273aeab7bb84e4e56e53714fbbd7cdf90117fe201927cf0e6177cc"}) as unknown as TypedDocumentString<DashHourlyCountsQuery, DashHourlyCountsQueryVariables>;
 export const DashOneActivityDocument = new TypedDocumentString(`
     query DashOneActivity($accessoryId: ID!, $activityId: String!) {
   accessory(id: $accessoryId) {
@@ -358,7 +358,7 @@ export const DashOneActivityDocument = new TypedDocumentString(`
     hls
     mpd
   }
-}`) as unknown as TypedDocumentString<DashOneActivityQuery, DashOneActivityQueryVariables>;
+}`, {"hash":"sha256:e577fe226738de25d27c3a1e3ed13cc0acaebda4110377292607c704ca6934a7"}) as unknown as TypedDocumentString<DashOneActivityQuery, DashOneActivityQueryVariables>;
 export const DashExportUrlDocument = new TypedDocumentString(`
     query DashExportUrl($accessoryId: ID!, $start: DateTime!, $end: DateTime!) {
   accessory(id: $accessoryId) {
@@ -366,7 +366,7 @@ export const DashExportUrlDocument = new TypedDocumentString(`
     exportUrl(start: $start, end: $end)
   }
 }
-    `) as unknown as TypedDocumentString<DashExportUrlQuery, DashExportUrlQueryVariables>;
+    `, {"hash":"sha256:ea586c53e0f121a08d0284fd01c1c2bb8eea0c84b817483fe99e61b1d1e3f5cd"}) as unknown as TypedDocumentString<DashExportUrlQuery, DashExportUrlQueryVariables>;
 export const DashZonesDocument = new TypedDocumentString(`
     query DashZones($accessoryId: ID!) {
   accessory(id: $accessoryId) {
@@ -387,7 +387,7 @@ export const DashZonesDocument = new TypedDocumentString(`
       y
     }
   }
-}`) as unknown as TypedDocumentString<DashZonesQuery, DashZonesQueryVariables>;
+}`, {"hash":"sha256:830fc3b6a886d53a4b1b5d32ee78cd58ce805447120fec45111646fadeda2945"}) as unknown as TypedDocumentString<DashZonesQuery, DashZonesQueryVariables>;
 export const DashSaveZonesDocument = new TypedDocumentString(`
     mutation DashSaveZones($accessoryId: ID!, $zones: [ZoneInput!]!) {
   saveZones(accessoryId: $accessoryId, zones: $zones) {
@@ -405,7 +405,7 @@ export const DashSaveZonesDocument = new TypedDocumentString(`
       y
     }
   }
-}`) as unknown as TypedDocumentString<DashSaveZonesMutation, DashSaveZonesMutationVariables>;
+}`, {"hash":"sha256:175f5cdf2c86c75aa51d7121195f90c4ade8cb57c2afeabaccd476d1fbd4d7e6"}) as unknown as TypedDocumentString<DashSaveZonesMutation, DashSaveZonesMutationVariables>;
 export const DashAccessoryEventsDocument = new TypedDocumentString(`
     subscription DashAccessoryEvents($accessoryId: ID!, $after: String) {
   accessoryEvents(accessoryId: $accessoryId, after: $after) {
@@ -415,7 +415,7 @@ export const DashAccessoryEventsDocument = new TypedDocumentString(`
     occurredAt
   }
 }
-    `) as unknown as TypedDocumentString<DashAccessoryEventsSubscription, DashAccessoryEventsSubscriptionVariables>;
+    `, {"hash":"sha256:f19a6675056c3441de48602daf6077e9dff858fc517cd4ae21068c3b374fedb1"}) as unknown as TypedDocumentString<DashAccessoryEventsSubscription, DashAccessoryEventsSubscriptionVariables>;
 export const DashReceiverEventsDocument = new TypedDocumentString(`
     subscription DashReceiverEvents($accountId: ID!, $after: String) {
   accountEvents(
@@ -429,7 +429,7 @@ export const DashReceiverEventsDocument = new TypedDocumentString(`
     occurredAt
   }
 }
-    `) as unknown as TypedDocumentString<DashReceiverEventsSubscription, DashReceiverEventsSubscriptionVariables>;
+    `, {"hash":"sha256:68f34b41e968e0e101d3cd4fb2d75c7915e803796e3e18e55f90c4dc7626c1e7"}) as unknown as TypedDocumentString<DashReceiverEventsSubscription, DashReceiverEventsSubscriptionVariables>;
 export const DashNotificationsDocument = new TypedDocumentString(`
     query DashNotifications($accountId: ID!) {
   notificationRegistration(accountId: $accountId) {
@@ -466,14 +466,14 @@ export const DashNotificationsDocument = new TypedDocumentString(`
     }
   }
 }
-    `) as unknown as TypedDocumentString<DashNotificationsQuery, DashNotificationsQueryVariables>;
+    `, {"hash":"sha256:6e3984698c07836da71dc35478884030fb0faea1d4bfa5b90941a00d18b6f50e"}) as unknown as TypedDocumentString<DashNotificationsQuery, DashNotificationsQueryVariables>;
 export const DashEnableReceiverDocument = new TypedDocumentString(`
     mutation DashEnableReceiver($accountId: ID!) {
   enableNotifications(accountId: $accountId) {
     state
   }
 }
-    `) as unknown as TypedDocumentString<DashEnableReceiverMutation, DashEnableReceiverMutationVariables>;
+    `, {"hash":"sha256:01972281ee74014333a214c40802233fc6dcba708afd989974ba8ec444ed3b55"}) as unknown as TypedDocumentString<DashEnableReceiverMutation, DashEnableReceiverMutationVariables>;
 export const DashRedeliverDocument = new TypedDocumentString(`
     mutation DashRedeliver($deliveryId: ID!) {
   redeliverNotification(deliveryId: $deliveryId) {
@@ -481,4 +481,4 @@ export const DashRedeliverDocument = new TypedDocumentString(`
     status
   }
 }
-    `) as unknown as TypedDocumentString<DashRedeliverMutation, DashRedeliverMutationVariables>;
+    `, {"hash":"sha256:8c9371a12463016a0aca2d1199870cd0064b712ab0b14faf9d9cbd973f451e7b"}) as unknown as TypedDocumentString<DashRedeliverMutation, DashRedeliverMutationVariables>;

@@ -21,6 +21,7 @@ import { graphqlContext, type GraphQLContext } from './builder.ts';
 import { requestError, toGraphQLError } from './errors.ts';
 import { operationLimits } from './limits.ts';
 import type { LiveRequest } from './live.ts';
+import { liveQueries } from './live-query.ts';
 import { schema } from './schema.ts';
 import { sharedEventResults } from './shared-events.ts';
 import { openSse } from './sse.ts';
@@ -120,6 +121,11 @@ export function createGraphQL(services: Services, workers?: GraphQLWorkers) {
           getOperationAST(execution.document, execution.operationName)?.operation === 'query'
             ? workers.run(execution, (execution.contextValue as GraphQLContext).principal)
             : undefined,
+      }),
+      // Last: a live query (`query @live`) executes again through the executor wrapped above.
+      liveQueries({
+        minIntervalMs: services.config.live.queryMinIntervalMs,
+        metrics: services.metrics,
       }),
     ],
   });

@@ -317,7 +317,7 @@ export const DashActivitiesDocument = new TypedDocumentString(`
   }
 }`) as unknown as TypedDocumentString<DashActivitiesQuery, DashActivitiesQueryVariables>;
 export const DashHourlyCountsDocument = new TypedDocumentString(`
-    query DashHourlyCounts($accessoryId: ID!, $from: DateTime!, $to: DateTime!, $timeZone: String) {
+    query DashHourlyCounts($accessoryId: ID!, $from: DateTime!, $to: DateTime!, $timeZone: String) @live {
   viewer {
     activityCounts(
       from: $from

@@ -117,8 +117,7 @@ async function startLiveQuery(
       accepts: (event) => query.take(event),
     });
   } catch (err) {
-    if (err instanceof AppError) return { errors: [requestError(err)] };
-    throw err;
+    return { errors: [err instanceof AppError ? requestError(err) : asGraphQLError(err)] };
   }
   // After the stream opened: what commits from now on makes this result stale.
   const first = await run(context);

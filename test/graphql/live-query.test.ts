@@ -404,7 +404,7 @@ describe.each(backends)('live queries (%s)', (backend) => {
       sub: 'lq-expiry',
       clientId: 'client-1',
       scopes: [`${t.config.scopePrefix}:activities_basic`],
-      ttlSeconds: 2,
+      ttlSeconds: 3,
     });
     const overHttp = overSse(t.url, short, print(LiveTimeline), range());
     const ws = socket(short);

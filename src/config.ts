@@ -204,6 +204,11 @@ export interface LiveConfig {
    * event log, so that an event that was never published reaches them within about this long.
    */
   checkMs: number;
+  /**
+   * `LIVE_QUERY_MIN_INTERVAL_MS`: the least time between two executions of one live query
+   * (`query @live`); the events of the account meanwhile are taken together into one.
+   */
+  queryMinIntervalMs: number;
 }
 
 export type AuthConfig =
@@ -589,6 +594,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxBufferedBytes: int(env, 'LIVE_MAX_BUFFERED_BYTES', 1024 * 1024),
       keepAliveMs: int(env, 'LIVE_KEEPALIVE_MS', 12_000),
       checkMs: intWithin(env, 'LIVE_CHECK_MS', 1000, 100, 60_000),
+      queryMinIntervalMs: intWithin(env, 'LIVE_QUERY_MIN_INTERVAL_MS', 1000, 50, 60_000),
     },
     publicBaseUrl: publicBaseUrl(env),
     media: mediaConfig(env),

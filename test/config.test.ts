@@ -29,6 +29,16 @@ describe('loadConfig', () => {
     }
   });
 
+  it('takes LIVE_QUERY_MIN_INTERVAL_MS from 50 to 60000 ms, and refuses others naming it', () => {
+    expect(loadConfig({}).live.queryMinIntervalMs).toBe(1000);
+    expect(loadConfig({ LIVE_QUERY_MIN_INTERVAL_MS: '50' }).live.queryMinIntervalMs).toBe(50);
+    for (const value of ['49', '60001', '0', 'often']) {
+      expect(() => loadConfig({ LIVE_QUERY_MIN_INTERVAL_MS: value }), value).toThrow(
+        /^LIVE_QUERY_MIN_INTERVAL_MS must be/,
+      );
+    }
+  });
+
   it('takes DATABASE_DIRECT_URL beside a DATABASE_URL only, as a postgres URL', () => {
     const pooler = 'postgres://app@127.0.0.1:6432/db';
     const direct = 'postgres://app@127.0.0.1:5432/db';

@@ -3,7 +3,7 @@ import RelayPlugin from '@pothos/plugin-relay';
 import ScopeAuthPlugin, { AuthScopeFailureType, type AuthFailure } from '@pothos/plugin-scope-auth';
 import { GraphQLError } from 'graphql';
 import type { ScopeName } from '../accounts/auth.ts';
-import type { RequestContext } from '../context.ts';
+import { requestContext, type RequestContext } from '../context.ts';
 import type { ReadServices } from '../services.ts';
 import { invalidArgument, permissionDenied } from '../errors.ts';
 import { parseTimestamp } from '../ids.ts';
@@ -29,6 +29,15 @@ export const graphqlContext = (
   ...caller,
   mediaUrls: caller.services.media.lookup.urlLoader(),
   idempotencyKey,
+});
+
+/**
+ * The context of `context`'s operation executed again (a live query): the same caller, asked
+ * again for its account, with loaders that have cached nothing yet.
+ */
+export const renewedContext = <C extends GraphQLContext>(context: C): C => ({
+  ...context,
+  ...graphqlContext(requestContext(context.services, context.principal), context.idempotencyKey),
 });
 
 /** The most ids one `nodes` call takes, as many as the largest page. */

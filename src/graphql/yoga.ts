@@ -22,6 +22,7 @@ import { persistedDocuments, type PersistedDocuments } from './documents.ts';
 import { requestError, toGraphQLError } from './errors.ts';
 import { operationLimits } from './limits.ts';
 import type { LiveRequest } from './live.ts';
+import { liveQueries } from './live-query.ts';
 import { schema } from './schema.ts';
 import { sharedEventResults } from './shared-events.ts';
 import { openSse } from './sse.ts';
@@ -126,6 +127,11 @@ export function createGraphQL(
           getOperationAST(execution.document, execution.operationName)?.operation === 'query'
             ? workers.run(execution, (execution.contextValue as GraphQLContext).principal)
             : undefined,
+      }),
+      // Last: a live query (`query @live`) executes again through the executor wrapped above.
+      liveQueries({
+        minIntervalMs: services.config.live.queryMinIntervalMs,
+        metrics: services.metrics,
       }),
     ],
   });

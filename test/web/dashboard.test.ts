@@ -118,6 +118,11 @@ describe.runIf(browserSuiteRuns('dashboard browser test'))('dashboard in Chromiu
         .evaluateAll((bars) => bars.map((b) => Number(b.getAttribute('data-count'))));
     await expect.poll(async () => (await counted()).length).toBe(24);
     expect((await counted()).reduce((a, b) => a + b, 0)).toBe(30);
+    // A live query (`query @live`) keeps them: no request of the page's own.
+    // (the page before the reload ends its own as its socket closes).
+    await expect
+      .poll(async () => (await t.app.services.metrics.liveQueries.get()).values[0]?.value)
+      .toBe(1);
 
     // Scrolling to the end loads the older page.
     await page.locator('#scroller').evaluate((el) => (el.scrollTop = el.scrollHeight));
@@ -134,7 +139,7 @@ describe.runIf(browserSuiteRuns('dashboard browser test'))('dashboard in Chromiu
     const row = page.locator(`[data-activity="${createActivity.activityId}"]`);
     await row.waitFor();
     expect((await rowIds())[0]).toBe(createActivity.activityId);
-    // The chart counts it too, after the burst settles.
+    // The chart counts it too: the server sends its live query again.
     await expect
       .poll(async () => (await counted()).reduce((a, b) => a + b, 0), { timeout: 10_000 })
       .toBe(31);

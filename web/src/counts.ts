@@ -1,11 +1,14 @@
 /**
- * Activities per hour over the last 24 hours of the selected accessory, as bars: from
- * `viewer.activityCounts`, in the browser's time zone, so that each bar is one hour on the
- * viewer's clock (a day with a clock change has 23 or 25 of them; the strip shows the last 24).
+ * Activities per hour over the last 24 hours of the selected accessory, as bars: a live query of
+ * `viewer.activityCounts` (the server sends it again when an activity commits), in the browser's
+ * time zone, so that each bar is one hour on the viewer's clock (a day with a clock change has 23
+ * or 25 of them; the strip shows the last 24).
  */
-import { request } from './api.ts';
+import { ApiError } from './api.ts';
 import { HourlyCounts } from './documents.ts';
 import { h } from './dom.ts';
+import type { DashHourlyCountsQuery } from './generated/graphql.ts';
+import { LiveQuery } from './live.ts';
 
 const HOUR = 3_600_000;
 const HOURS = 24;
@@ -13,46 +16,55 @@ const HOURS = 24;
 const BAR_PX = 40;
 
 export class HourlyChart {
-  #generation = 0;
+  readonly #live: LiveQuery<DashHourlyCountsQuery>;
+  /** Where the strip begins. */
+  #from = 0;
+  /** When the strip moves on by an hour. */
   #timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     private readonly container: HTMLElement,
-    private readonly onError: (err: unknown) => void,
-  ) {}
+    onError: (err: unknown) => void,
+  ) {
+    this.#live = new LiveQuery<DashHourlyCountsQuery>({
+      document: HourlyCounts,
+      onData: ({ viewer }) =>
+        this.#render(
+          new Map(
+            viewer.activityCounts.buckets.map((b) => [
+              new Date(b.start as string).getTime(),
+              b.count,
+            ]),
+          ),
+        ),
+      onErrors: ([first]) =>
+        onError(
+          new ApiError(first!.message, first!.extensions?.code, first!.extensions?.details?.field),
+        ),
+      // The timeline's live events say so already.
+      refused: () => undefined,
+    });
+  }
 
-  /** Loads the counts of `accessoryId` now. */
-  async load(accessoryId: string): Promise<void> {
+  /** Shows the counts of `accessoryId` up to the current hour, as they change. */
+  show(accessoryId: string): void {
     clearTimeout(this.#timer);
-    const generation = ++this.#generation;
     const end = new Date();
     end.setMinutes(60, 0, 0); // the start of the next hour, on the local clock
     const from = new Date(end.getTime() - HOURS * HOUR);
-    try {
-      const { viewer } = await request(HourlyCounts, {
-        accessoryId,
-        from: from.toISOString(),
-        to: end.toISOString(),
-        timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
-      });
-      if (generation !== this.#generation) return;
-      const counts = new Map(
-        viewer.activityCounts.buckets.map((b) => [new Date(b.start as string).getTime(), b.count]),
-      );
-      this.#render(from.getTime(), counts);
-    } catch (err) {
-      if (generation === this.#generation) this.onError(err);
-    }
+    this.#from = from.getTime();
+    this.#live.start({
+      accessoryId,
+      from: from.toISOString(),
+      to: end.toISOString(),
+      timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+    });
+    // The next hour's strip is another query.
+    this.#timer = setTimeout(() => this.show(accessoryId), end.getTime() - Date.now());
   }
 
-  /** Loads again in a moment: live events come in bursts. */
-  refreshSoon(accessoryId: string): void {
-    clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => void this.load(accessoryId), 1000);
-  }
-
-  #render(from: number, counts: Map<number, number>): void {
-    const hours = Array.from({ length: HOURS }, (_, i) => from + i * HOUR);
+  #render(counts: Map<number, number>): void {
+    const hours = Array.from({ length: HOURS }, (_, i) => this.#from + i * HOUR);
     const max = Math.max(1, ...hours.map((t) => counts.get(t) ?? 0));
     this.container.replaceChildren(
       ...hours.map((t) => {

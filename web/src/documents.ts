@@ -75,7 +75,8 @@ export const Activities = graphql(`
 `);
 
 export const HourlyCounts = graphql(`
-  query DashHourlyCounts($accessoryId: ID!, $from: DateTime!, $to: DateTime!, $timeZone: String) {
+  query DashHourlyCounts($accessoryId: ID!, $from: DateTime!, $to: DateTime!, $timeZone: String)
+  @live {
     viewer {
       activityCounts(
         from: $from

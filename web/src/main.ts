@@ -160,7 +160,7 @@ function selectAccessory(id: string): void {
   renderDetail(undefined);
   live.start(id);
   void loadZones(id);
-  void chart.load(id);
+  chart.show(id);
   resetTimeline();
 }
 
@@ -495,7 +495,6 @@ function onEvent(accessoryId: string, event: LiveEvent): void {
   const data = (event.eventData ?? {}) as Record<string, unknown>;
   switch (event.eventType) {
     case 'activity_created':
-      chart.refreshSoon(accessoryId);
       if (typeof data.activityId === 'string') void refreshActivity(data.activityId);
       break;
     case 'activity_updated':

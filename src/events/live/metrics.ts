@@ -35,6 +35,22 @@ export function liveMetrics(registry: Registry) {
       labelNames: ['wait'] as const,
       registers: [registry],
     }),
+    liveQueries: new Gauge({
+      name: 'clipgate_live_queries',
+      help: 'Live queries (query @live) running, over WebSocket and SSE',
+      registers: [registry],
+    }),
+    liveQueryInvalidations: new Counter({
+      name: 'clipgate_live_query_invalidations_total',
+      help: 'Events that made a live query stale (one per event and live query); the events that come within LIVE_QUERY_MIN_INTERVAL_MS of its last execution are taken together into its next one',
+      registers: [registry],
+    }),
+    liveQueryExecutions: new Counter({
+      name: 'clipgate_live_query_executions_total',
+      help: 'Executions of live queries after their first, by outcome: changed (an update was sent), unchanged (the same result: nothing was sent), failed (no data: the live query ended with its errors)',
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
   };
 }
 

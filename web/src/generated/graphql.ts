@@ -317,7 +317,7 @@ export const DashActivitiesDocument = new TypedDocumentString(`
   }
 }`, {"hash":"sha256:1a016730e7d4ce856e5943f98455f41aadd02c2851ef556371fce81c5d1dba14"}) as unknown as TypedDocumentString<DashActivitiesQuery, DashActivitiesQueryVariables>;
 export const DashHourlyCountsDocument = new TypedDocumentString(`
-    query DashHourlyCounts($accessoryId: ID!, $from: DateTime!, $to: DateTime!, $timeZone: String) {
+    query DashHourlyCounts($accessoryId: ID!, $from: DateTime!, $to: DateTime!, $timeZone: String) @live {
   viewer {
     activityCounts(
       from: $from
@@ -333,7 +333,7 @@ export const DashHourlyCountsDocument = new TypedDocumentString(`
     }
   }
 }
-    `, {"hash":"sha256:225ea094a9273aeab7bb84e4e56e53714fbbd7cdf90117fe201927cf0e6177cc"}) as unknown as TypedDocumentString<DashHourlyCountsQuery, DashHourlyCountsQueryVariables>;
+    `, {"hash":"sha256:536c52614b1639e7457cbf95a098b54e8deb910a6fdbd1d6b3a2b5c668e8f9ce"}) as unknown as TypedDocumentString<DashHourlyCountsQuery, DashHourlyCountsQueryVariables>;
 export const DashOneActivityDocument = new TypedDocumentString(`
     query DashOneActivity($accessoryId: ID!, $activityId: String!) {
   accessory(id: $accessoryId) {

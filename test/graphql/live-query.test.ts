@@ -1,0 +1,506 @@
+/**
+ * Live queries (`query @live`): the result, then again when an event of the account changes it,
+ * at most once per LIVE_QUERY_MIN_INTERVAL_MS, over graphql-ws and graphql-sse, on one instance
+ * and across two over Redis.
+ */
+import { applyLiveQueryJSONPatch } from '@n1ru4l/graphql-live-query-patch-json-patch';
+import { print, type ExecutionResult } from 'graphql';
+import { createClient as createSseClient } from 'graphql-sse';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { signDevToken } from '../../src/accounts/auth.ts';
+import {
+  createActivities,
+  redisUrl,
+  waitFor,
+  wsClient,
+  type WsClient,
+} from '../events/live-helpers.ts';
+import { graphql } from '../generated/index.ts';
+import { backends, startApp, TEST_SECRET, type TestApp } from '../helpers/app.ts';
+import { gql } from '../helpers/client.ts';
+import { ok, seedAccessory } from '../helpers/fixtures.ts';
+import { DeleteAccount, ReportMotion, UpdateActivity } from '../notifications/helpers.ts';
+
+const LiveTimeline = graphql(`
+  query LiveTimeline($from: DateTime!, $to: DateTime!) @live {
+    viewer {
+      activities(first: 5) {
+        edges {
+          node {
+            activityId
+            accessoryId
+            relevanceLevel
+            inProgress
+          }
+        }
+      }
+      activityCounts(from: $from, to: $to, bucket: DAY) {
+        buckets {
+          count
+        }
+      }
+    }
+  }
+`);
+
+const LiveTimelinePatches = graphql(`
+  query LiveTimelinePatches($from: DateTime!, $to: DateTime!) @live(patch: true) {
+    viewer {
+      activities(first: 5) {
+        edges {
+          node {
+            activityId
+            accessoryId
+            relevanceLevel
+            inProgress
+          }
+        }
+      }
+      activityCounts(from: $from, to: $to, bucket: DAY) {
+        buckets {
+          count
+        }
+      }
+    }
+  }
+`);
+
+/** The same query once, not live: what the live one must converge to. */
+const Timeline = graphql(`
+  query TimelineOnce($from: DateTime!, $to: DateTime!) {
+    viewer {
+      activities(first: 5) {
+        edges {
+          node {
+            activityId
+            accessoryId
+            relevanceLevel
+            inProgress
+          }
+        }
+      }
+      activityCounts(from: $from, to: $to, bucket: DAY) {
+        buckets {
+          count
+        }
+      }
+    }
+  }
+`);
+
+type TimelineData = {
+  viewer: {
+    activities: { edges: { node: { activityId: string; relevanceLevel: number } }[] };
+    activityCounts: { buckets: { count: number }[] };
+  };
+};
+
+const DAY = 24 * 3600 * 1000;
+const range = () => ({
+  from: new Date(Date.now() - DAY).toISOString(),
+  to: new Date(Date.now() + DAY).toISOString(),
+});
+
+const counted = (data: TimelineData | null | undefined) =>
+  (data?.viewer.activityCounts.buckets ?? []).reduce((sum, b) => sum + b.count, 0);
+const newest = (data: TimelineData | null | undefined) =>
+  data?.viewer.activities.edges[0]?.node.activityId;
+
+const INTERVAL_MS = 400;
+
+interface Results {
+  items: ExecutionResult[];
+  errors: unknown[];
+  ended: Promise<void>;
+  done: boolean;
+  stop(): void;
+}
+
+/** Collects a live query's results over graphql-ws. */
+function overWebSocket(ws: WsClient, query: string, variables: Record<string, unknown>): Results {
+  let onEnd!: () => void;
+  const results: Results = {
+    items: [],
+    errors: [],
+    ended: new Promise<void>((resolve) => (onEnd = resolve)),
+    done: false,
+    stop: () => {},
+  };
+  const end = () => {
+    results.done = true;
+    onEnd();
+  };
+  results.stop = ws.client.subscribe(
+    { query, variables },
+    {
+      next: (result) => void results.items.push(result as ExecutionResult),
+      error: (err) => {
+        results.errors.push(err);
+        end();
+      },
+      complete: end,
+    },
+  );
+  return results;
+}
+
+/** Collects a live query's results over graphql-sse, each through `map` (e.g. a patch applier). */
+function overSse(
+  url: string,
+  token: string,
+  query: string,
+  variables: Record<string, unknown>,
+  map: (source: AsyncIterable<ExecutionResult>) => AsyncIterable<ExecutionResult> = (s) => s,
+): Results {
+  const client = createSseClient({
+    url: `${url}/graphql`,
+    headers: { authorization: `Bearer ${token}` },
+    retryAttempts: 0,
+  });
+  const source = client.iterate({ query, variables }) as AsyncIterableIterator<ExecutionResult>;
+  const results: Results = {
+    items: [],
+    errors: [],
+    ended: Promise.resolve(),
+    done: false,
+    stop: () => {
+      void source.return?.();
+      client.dispose();
+    },
+  };
+  results.ended = (async () => {
+    try {
+      for await (const result of map(source)) results.items.push(structuredClone(result));
+    } catch (err) {
+      results.errors.push(err);
+    } finally {
+      results.done = true;
+      client.dispose();
+    }
+  })();
+  return results;
+}
+
+/** The live-query executions after the first, by outcome, on the instance. */
+async function executions(t: TestApp): Promise<Record<string, number>> {
+  const { values } = await t.app.services.metrics.liveQueryExecutions.get();
+  return Object.fromEntries(values.map((v) => [String(v.labels.outcome), v.value]));
+}
+
+const total = (counts: Record<string, number>) =>
+  Object.values(counts).reduce((sum, n) => sum + n, 0);
+
+async function invalidations(t: TestApp): Promise<number> {
+  const { values } = await t.app.services.metrics.liveQueryInvalidations.get();
+  return values[0]?.value ?? 0;
+}
+
+describe.each(backends)('live queries (%s)', (backend) => {
+  let t: TestApp;
+  const sockets: WsClient[] = [];
+  const streams: Results[] = [];
+
+  beforeAll(async () => {
+    t = await startApp(backend, {
+      LIVE_QUERY_MIN_INTERVAL_MS: String(INTERVAL_MS),
+      LIVE_MAX_CONNECTIONS_PER_SUBJECT: '2',
+      LIVE_MAX_SUBSCRIPTIONS_PER_CONNECTION: '2',
+    });
+  });
+  afterEach(async () => {
+    for (const s of streams.splice(0)) s.stop();
+    await Promise.all(sockets.splice(0).map((s) => s.dispose()));
+    await waitFor(() => t.app.services.live.activeSubscriptions === 0, 'live queries to end');
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  /** A live query over SSE that is refused: its status and errors. */
+  const sseAnswer = async (token: string) => {
+    const res = await fetch(`${t.url}/graphql`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'text/event-stream',
+        authorization: `Bearer ${token}`,
+      },
+      body: JSON.stringify({ query: print(LiveTimeline), variables: range() }),
+    });
+    return { status: res.status, body: (await res.json()) as { errors: unknown[] } };
+  };
+
+  const socket = (token: string) => {
+    const ws = wsClient(t.url, `Bearer ${token}`);
+    sockets.push(ws);
+    return ws;
+  };
+
+  it('over graphql-ws, sends the timeline and counts again when an activity commits', async () => {
+    const s = await seedAccessory(t, 'lq-ws', 'cam');
+    const reader = await t.token(['activities_basic'], 'lq-ws');
+    await createActivities(t, s.ingest, s.accessoryId, 1);
+    const live = overWebSocket(socket(reader), print(LiveTimeline), range());
+    streams.push(live);
+    await waitFor(() => live.items.length === 1, 'the first result');
+    const first = live.items[0]!.data as TimelineData;
+    expect(counted(first)).toBe(1);
+    expect((await t.app.services.metrics.liveQueries.get()).values[0]?.value).toBe(1);
+
+    await createActivities(t, s.ingest, s.accessoryId, 1);
+    await waitFor(() => counted(live.items.at(-1)?.data as TimelineData) === 2, 'the update');
+    const last = live.items.at(-1)!.data as TimelineData;
+    expect(last).toEqual((await gql(t.url, reader, Timeline, range())).data);
+    expect(newest(last)).not.toBe(newest(first));
+    expect(live.errors).toEqual([]);
+
+    // Completing it on the client frees its place in the live limits at once.
+    live.stop();
+    await waitFor(() => t.app.services.live.activeSubscriptions === 0, 'the live query to end');
+    expect((await t.app.services.metrics.liveQueries.get()).values[0]?.value).toBe(0);
+  });
+
+  it('over graphql-sse, sends JSON patches that applyLiveQueryJSONPatch applies', async () => {
+    const s = await seedAccessory(t, 'lq-sse', 'cam');
+    const reader = await t.token(['activities_basic'], 'lq-sse');
+    const raw = overSse(t.url, reader, print(LiveTimelinePatches), range());
+    const applied = overSse(
+      t.url,
+      reader,
+      print(LiveTimelinePatches),
+      range(),
+      applyLiveQueryJSONPatch,
+    );
+    streams.push(raw, applied);
+    await waitFor(() => raw.items.length === 1 && applied.items.length === 1, 'the first results');
+    expect(raw.items[0]).toMatchObject({ revision: 1, data: { viewer: { activities: {} } } });
+
+    await createActivities(t, s.ingest, s.accessoryId, 3);
+    const expected = (await gql(t.url, reader, Timeline, range())).data as TimelineData;
+    await waitFor(() => counted(applied.items.at(-1)?.data as TimelineData) === 3, 'the patches');
+    expect(applied.items.at(-1)!.data).toEqual(expected);
+    // After the first, each is a patch of the one before, numbered on.
+    const later = raw.items.slice(1) as { revision: number; patch?: unknown[]; data?: unknown }[];
+    expect(later.length).toBeGreaterThan(0);
+    later.forEach((update, i) => {
+      expect(update.revision).toBe(i + 2);
+      expect(update.data).toBeUndefined();
+      expect(update.patch!.length).toBeGreaterThan(0);
+    });
+    expect([...raw.errors, ...applied.errors]).toEqual([]);
+  });
+
+  it('bounds the executions of each live query: many events, few executions', async () => {
+    const s = await seedAccessory(t, 'lq-rate', 'cam');
+    const reader = await t.token(['activities_basic'], 'lq-rate');
+    const live = overWebSocket(socket(reader), print(LiveTimeline), range());
+    streams.push(live);
+    await waitFor(() => live.items.length === 1, 'the first result');
+    const [runsBefore, eventsBefore] = [total(await executions(t)), await invalidations(t)];
+    const started = performance.now();
+
+    await createActivities(t, s.ingest, s.accessoryId, 30);
+    await waitFor(() => counted(live.items.at(-1)?.data as TimelineData) === 30, 'every activity');
+    const elapsed = performance.now() - started;
+    // The last one may still be running; let it end.
+    await new Promise((resolve) => setTimeout(resolve, INTERVAL_MS * 2));
+
+    const runs = total(await executions(t)) - runsBefore;
+    const events = (await invalidations(t)) - eventsBefore;
+    expect(events).toBe(59); // 30 created, 29 finished
+    // One at the first event, then at most one per interval.
+    expect(runs).toBeLessThanOrEqual(Math.ceil((elapsed + INTERVAL_MS * 2) / INTERVAL_MS) + 1);
+    expect(runs).toBeLessThan(events);
+    expect(live.items.length - 1).toBeLessThanOrEqual(runs);
+    expect(live.items.at(-1)!.data).toEqual((await gql(t.url, reader, Timeline, range())).data);
+  });
+
+  it('sends nothing for an event that does not change the result, nor for motion', async () => {
+    const s = await seedAccessory(t, 'lq-same', 'cam');
+    const reader = await t.token(['activities_basic'], 'lq-same');
+    await createActivities(t, s.ingest, s.accessoryId, 1);
+    const Ids = `query LiveIds @live { viewer { activities(first: 5) { edges { node { activityId } } } } }`;
+    const live = overWebSocket(socket(reader), Ids, {});
+    streams.push(live);
+    await waitFor(() => live.items.length === 1, 'the first result');
+    const [before, eventsBefore] = [await executions(t), await invalidations(t)];
+
+    await ok(t, s.ingest, ReportMotion, { accessoryId: s.accessoryId, state: 'started' });
+    const activityId = newest(live.items[0]!.data as TimelineData)!;
+    // A change of a field the query does not ask for: executed, found the same, not sent.
+    await ok(t, s.ingest, UpdateActivity, {
+      accessoryId: s.accessoryId,
+      activityId,
+      input: { relevanceLevel: 3 },
+    });
+    await expect
+      .poll(async () => (await executions(t)).unchanged ?? 0, { timeout: 5000 })
+      .toBeGreaterThan(before.unchanged ?? 0);
+    await new Promise((resolve) => setTimeout(resolve, INTERVAL_MS));
+    expect(await invalidations(t)).toBe(eventsBefore + 1);
+    expect(live.items).toHaveLength(1);
+  });
+
+  it('is refused without a stream, without the reading scope and without an account', async () => {
+    await seedAccessory(t, 'lq-refused', 'cam');
+    const reader = await t.token(['activities_basic'], 'lq-refused');
+    // Plain JSON over HTTP: no stream to send updates over.
+    const plain = await gql(t.url, reader, LiveTimeline, range());
+    expect(plain.status).toBe(400);
+    expect(plain.errors?.[0]?.extensions).toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      details: { field: '@live' },
+    });
+
+    const zonesOnly = await sseAnswer(await t.token(['zones'], 'lq-refused'));
+    expect(zonesOnly.status).toBe(403);
+    expect(zonesOnly.body.errors[0]).toMatchObject({ extensions: { code: 'PERMISSION_DENIED' } });
+    const noAccount = await sseAnswer(await t.token(['activities_basic'], 'lq-nobody'));
+    expect(noAccount.status).toBe(404);
+    expect(noAccount.body.errors[0]).toMatchObject({ extensions: { code: 'NOT_FOUND' } });
+
+    // Over a WebSocket, the same refusals as results of their own.
+    const live = overWebSocket(
+      socket(await t.token(['zones'], 'lq-refused')),
+      print(LiveTimeline),
+      range(),
+    );
+    await live.ended;
+    expect(live.items).toHaveLength(1);
+    expect(live.items[0]!.errors?.[0]).toMatchObject({
+      extensions: { code: 'PERMISSION_DENIED' },
+    });
+  });
+
+  it('counts in the live limits: live connections per subject, operations per socket', async () => {
+    await seedAccessory(t, 'lq-limit', 'cam');
+    const reader = await t.token(['activities_basic'], 'lq-limit');
+    // Over SSE each live query is a live connection of its subject and client (at most 2 here).
+    const open = [1, 2].map(() => overSse(t.url, reader, print(LiveTimeline), range()));
+    streams.push(...open);
+    await waitFor(() => open.every((o) => o.items.length === 1), 'two live queries');
+    const third = await sseAnswer(reader);
+    expect(third.status).toBe(429);
+    expect(third.body.errors[0]).toMatchObject({ extensions: { code: 'RATE_LIMITED' } });
+    for (const o of open) o.stop();
+    await Promise.all(open.map((o) => o.ended));
+    await waitFor(() => t.app.services.liveConnections.total === 0, 'the slots back');
+
+    // Over a WebSocket each is one of the socket's operations (at most 2 here).
+    const ws = socket(reader);
+    const running = [1, 2].map(() => overWebSocket(ws, print(LiveTimeline), range()));
+    streams.push(...running);
+    await waitFor(() => running.every((o) => o.items.length === 1), 'two on one socket');
+    const refused = overWebSocket(ws, print(LiveTimeline), range());
+    await refused.ended;
+    expect(refused.errors).toEqual([
+      [expect.objectContaining({ extensions: expect.objectContaining({ code: 'RATE_LIMITED' }) })],
+    ]);
+  });
+
+  it('ends when its token expires (SSE: UNAUTHENTICATED; WebSocket: 4403)', async () => {
+    await seedAccessory(t, 'lq-expiry', 'cam');
+    const short = await signDevToken(TEST_SECRET, {
+      sub: 'lq-expiry',
+      clientId: 'client-1',
+      scopes: [`${t.config.scopePrefix}:activities_basic`],
+      ttlSeconds: 3,
+    });
+    const overHttp = overSse(t.url, short, print(LiveTimeline), range());
+    const ws = socket(short);
+    const overWs = overWebSocket(ws, print(LiveTimeline), range());
+    await waitFor(() => overHttp.items.length === 1 && overWs.items.length === 1, 'the results');
+    await overHttp.ended;
+    expect(overHttp.items.at(-1)!.errors?.[0]).toMatchObject({
+      extensions: { code: 'UNAUTHENTICATED' },
+    });
+    expect((await ws.closed).code).toBe(4403);
+  });
+
+  it('ends when its account is deleted: the query is authorized again and finds none', async () => {
+    const s = await seedAccessory(t, 'lq-deleted', 'cam');
+    const reader = await t.token(['activities_basic'], 'lq-deleted');
+    const live = overWebSocket(socket(reader), print(LiveTimeline), range());
+    await waitFor(() => live.items.length === 1, 'the first result');
+    await ok(t, await t.token(['admin'], 'operator'), DeleteAccount, { accountId: s.accountId });
+    await live.ended;
+    expect(live.items.at(-1)!.errors?.[0]).toMatchObject({ extensions: { code: 'NOT_FOUND' } });
+    expect(live.items.at(-1)!.data ?? null).toBeNull();
+  });
+});
+
+// Two instances on one PostgreSQL database and one Redis: CI sets both.
+const shared = backends.includes('postgres') && redisUrl !== undefined;
+
+describe.runIf(shared)('live queries across two instances (PostgreSQL + Redis)', () => {
+  let a: TestApp;
+  let b: TestApp;
+
+  beforeAll(async () => {
+    const env = { REDIS_URL: redisUrl!, LIVE_QUERY_MIN_INTERVAL_MS: String(INTERVAL_MS) };
+    a = await startApp('postgres', env);
+    b = await startApp('postgres', { ...env, DATABASE_URL: a.config.databaseUrl! });
+  });
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+  });
+
+  it('a live query on B updates when A commits', async () => {
+    const s = await seedAccessory(a, 'lq-multi', 'cam');
+    const reader = await a.token(['activities_basic'], 'lq-multi');
+    const ws = wsClient(b.url, `Bearer ${reader}`);
+    try {
+      const live = overWebSocket(ws, print(LiveTimeline), range());
+      await waitFor(() => live.items.length === 1, 'the first result on B');
+      expect(counted(live.items[0]!.data as TimelineData)).toBe(0);
+      await createActivities(a, s.ingest, s.accessoryId, 2);
+      await waitFor(
+        () => counted(live.items.at(-1)?.data as TimelineData) === 2,
+        'the update on B',
+      );
+      expect(live.items.at(-1)!.data).toEqual((await gql(a.url, reader, Timeline, range())).data);
+      expect(a.app.services.live.activeSubscriptions).toBe(0);
+    } finally {
+      await ws.dispose();
+    }
+  });
+});
+
+describe.runIf(backends.includes('postgres'))('live queries on GraphQL worker threads', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    // Every query is costly enough for a thread.
+    t = await startApp('postgres', {
+      GRAPHQL_WORKERS: '1',
+      GRAPHQL_WORKER_MIN_COST: '1',
+      LIVE_QUERY_MIN_INTERVAL_MS: String(INTERVAL_MS),
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('executes the first result and each update on a thread', async () => {
+    const s = await seedAccessory(t, 'lq-threads', 'cam');
+    const reader = await t.token(['activities_basic'], 'lq-threads');
+    const onThreads = async () => {
+      const { values } = await t.app.services.metrics.graphqlWorkerOperations.get();
+      return values.find((v) => v.labels.outcome === 'ok')?.value ?? 0;
+    };
+    const before = await onThreads();
+    const ws = wsClient(t.url, `Bearer ${reader}`);
+    try {
+      const live = overWebSocket(ws, print(LiveTimeline), range());
+      await waitFor(() => live.items.length === 1, 'the first result');
+      await createActivities(t, s.ingest, s.accessoryId, 1);
+      await waitFor(() => counted(live.items.at(-1)?.data as TimelineData) === 1, 'the update');
+      expect(live.items.at(-1)!.data).toEqual((await gql(t.url, reader, Timeline, range())).data);
+      // The first, at least one update, and the query just above.
+      expect((await onThreads()) - before).toBeGreaterThanOrEqual(3);
+    } finally {
+      await ws.dispose();
+    }
+  });
+});

@@ -1,18 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Redis, ReplyError } from 'ioredis';
-import RedisGCRA from 'redis-gcra';
+import { ReplyError } from 'ioredis';
 import type { Principal } from '../accounts/auth.ts';
-import { ingestCostRate, type LimitsConfig } from '../config.ts';
+import { ingestCostRate, type LimitsConfig, type RedisTarget } from '../config.ts';
 import { AppError } from '../errors.ts';
+import { redisClient } from '../storage/redis.ts';
 import type { RateLimitMetrics } from './metrics.ts';
 import type { Logger } from '../logger.ts';
-import {
-  bucketScale,
-  MemoryBuckets,
-  unitsOf,
-  type BucketDecision,
-  type BucketPolicy,
-} from './gcra.ts';
+import { MemoryBuckets, type BucketDecision, type BucketPolicy } from './gcra.ts';
+import { take, takeShared, withGcraScript, type GcraClient, type Take } from './gcra-script.ts';
 import { RefusalPacer } from './pacing.ts';
 
 /**
@@ -23,8 +18,9 @@ import { RefusalPacer } from './pacing.ts';
  * ingest tokens as their request rate is): each operation takes its cost from it, so that a
  * client sending the costliest operations the limits allow gets as many of them a second as the
  * budget pays for, not one per request. A caller's refusals beyond fifty a second are answered
- * 200 ms late (./pacing.ts). With `REDIS_URL` the buckets
- * live in Redis and every instance shares them; without it, or while Redis does not answer,
+ * 200 ms late (./pacing.ts). With `REDIS_URL` or `REDIS_CLUSTER_NODES` the buckets
+ * live in Redis and every instance shares them (./gcra-script.ts: a caller's request and its
+ * operation's cost are taken in one call, their keys in one slot of a cluster); without it, or while Redis does not answer,
  * each instance keeps its own (logged once when it starts and once when it ends). A check the
  * script refuses (Redis answered, with an error) is not an outage: that request is judged by the
  * instance's own bucket, the error is logged (once per policy and message) and counted, and the
@@ -53,8 +49,7 @@ export class RateLimiter {
   readonly #policies: { standard: Budgets; ingest: Budgets } | undefined;
   readonly #memory = new MemoryBuckets();
   readonly #pacer = new RefusalPacer();
-  readonly #redis: Redis | undefined;
-  readonly #shared: ReturnType<typeof RedisGCRA> | undefined;
+  readonly #redis: GcraClient | undefined;
   /** The script errors logged so far, by policy and message. */
   readonly #scriptErrors = new Set<string>();
   #fallback = false;
@@ -62,7 +57,7 @@ export class RateLimiter {
 
   constructor(
     config: LimitsConfig,
-    redisUrl: string | undefined,
+    redis: RedisTarget | undefined,
     private readonly logger: Logger,
     private readonly metrics: RateLimitMetrics,
   ) {
@@ -79,10 +74,10 @@ export class RateLimiter {
         cost: cost('ingest-cost', ingestCostRate(config)),
       },
     };
-    if (redisUrl) {
+    if (redis) {
       // No offline queue and a short timeout: while Redis is away, a check fails at once and the
       // local bucket answers, instead of requests waiting for a reconnection.
-      this.#redis = new Redis(redisUrl, {
+      const client = redisClient(redis, {
         connectionName: 'clipgate-rate-limits',
         enableOfflineQueue: false,
         commandTimeout: REDIS_TIMEOUT_MS,
@@ -90,9 +85,9 @@ export class RateLimiter {
         connectTimeout: CONNECT_TIMEOUT_MS,
         lazyConnect: true,
       });
-      this.#redis.on('error', () => {}); // reported once, by #take, when a check falls back
-      this.#connecting = this.#redis.connect().catch(() => {});
-      this.#shared = RedisGCRA({ redis: this.#redis, keyPrefix: 'clipgate:rate' });
+      client.on('error', () => {}); // reported once, by #take, when a check falls back
+      this.#connecting = client.connect().catch(() => {});
+      this.#redis = withGcraScript(client);
     }
   }
 
@@ -106,12 +101,36 @@ export class RateLimiter {
 
   /** Takes one request from the caller's bucket; undefined when limiting is off. */
   async consume(principal: Principal): Promise<RateDecision | undefined> {
-    return this.#takeFrom(principal, this.#budgets(principal)?.requests, 1);
+    return (await this.take(principal, { request: true })).request;
   }
 
   /** Takes a GraphQL operation's cost from the caller's cost bucket; undefined when not limited. */
   async charge(principal: Principal, cost: number): Promise<RateDecision | undefined> {
-    return this.#takeFrom(principal, this.#budgets(principal)?.cost, cost);
+    return (await this.take(principal, { request: false, cost })).cost;
+  }
+
+  /**
+   * Takes what a caller's request asks of its budgets in one check (one Redis call when shared):
+   * the request itself (`request`), and the cost of its GraphQL operation (`cost`). The request
+   * is taken first: when its bucket refuses, nothing is taken from the cost budget, and `cost`
+   * is left out of the answer. A budget not limited is left out too.
+   */
+  async take(
+    principal: Principal,
+    asked: { request: boolean; cost?: number },
+  ): Promise<{ request?: RateDecision; cost?: RateDecision }> {
+    const budgets = this.#budgets(principal);
+    if (!budgets) return {};
+    const caller = callerOf(principal);
+    const takes: Take[] = [];
+    if (asked.request) takes.push(take(caller, budgets.requests, 1));
+    if (asked.cost !== undefined && budgets.cost)
+      takes.push(take(caller, budgets.cost, asked.cost));
+    const decisions = await this.#takeAs(caller, takes);
+    return {
+      ...(asked.request && { request: decisions[0] }),
+      ...(asked.cost !== undefined && { cost: decisions[asked.request ? 1 : 0] }),
+    };
   }
 
   /**
@@ -120,7 +139,8 @@ export class RateLimiter {
    * of refusals, counted per key.
    */
   async consumeKey(key: string, policy: BucketPolicy): Promise<RateDecision> {
-    return this.#takeAs(key, `${policy.name}:${key}`, policy, 1);
+    const [decision] = await this.#takeAs(key, [take(key, policy, 1)]);
+    return decision!;
   }
 
   #budgets(principal: Principal): Budgets | undefined {
@@ -128,58 +148,33 @@ export class RateLimiter {
     return principal.scopes.has('ingest') ? this.#policies.ingest : this.#policies.standard;
   }
 
-  async #takeFrom(
-    principal: Principal,
-    policy: BucketPolicy | undefined,
-    cost: number,
-  ): Promise<RateDecision | undefined> {
-    if (!policy) return undefined;
-    const caller = callerOf(principal);
-    return this.#takeAs(caller, `${policy.name}:${caller}`, policy, cost);
-  }
-
-  async #takeAs(
-    caller: string,
-    key: string,
-    policy: BucketPolicy,
-    cost: number,
-  ): Promise<RateDecision> {
-    const decision = await this.#take(key, policy, cost);
-    if (!decision.allowed) {
+  /** The decisions of `takes` in order, up to the first refusal (the rest are not taken). */
+  async #takeAs(caller: string, takes: Take[]): Promise<RateDecision[]> {
+    if (takes.length === 0) return [];
+    const decisions = (await this.#take(takes)).map((d, i) => ({ ...d, policy: takes[i]!.policy }));
+    if (!decisions.at(-1)!.allowed) {
       // A client that keeps sending after its refusals has them answered more slowly.
       const hold = this.#pacer.refused(caller);
       if (hold > 0) await sleep(hold);
     }
-    return { ...decision, policy };
+    return decisions;
   }
 
   async close(): Promise<void> {
     this.#redis?.disconnect();
   }
 
-  async #take(key: string, policy: BucketPolicy, cost: number): Promise<BucketDecision> {
-    if (this.#shared) {
-      const scale = bucketScale(policy);
+  async #take(takes: Take[]): Promise<BucketDecision[]> {
+    if (this.#redis) {
       try {
-        const r = await this.#shared.limit({
-          key,
-          burst: scale.burst,
-          rate: scale.rate,
-          period: scale.periodMs,
-          cost: unitsOf(cost, scale),
-        });
+        const decisions = await takeShared(this.#redis, takes);
         if (this.#fallback) {
           this.#fallback = false;
           this.logger.info('rate limits are shared through Redis again');
         }
-        return {
-          allowed: !r.limited,
-          remaining: r.remaining * scale.unit,
-          retryAfterMs: r.retryIn,
-          resetMs: r.resetIn,
-        };
+        return decisions;
       } catch (err) {
-        if (isScriptError(err)) this.#scriptFailed(policy, err);
+        if (isScriptError(err)) this.#scriptFailed(takes, err);
         else if (!this.#fallback) {
           this.#fallback = true;
           this.logger.warn(
@@ -189,16 +184,24 @@ export class RateLimiter {
         }
       }
     }
-    return this.#memory.take(key, policy, cost);
+    const decisions: BucketDecision[] = [];
+    for (const { key, policy, cost } of takes) {
+      const decision = this.#memory.take(key, policy, cost);
+      decisions.push(decision);
+      if (!decision.allowed) break;
+    }
+    return decisions;
   }
 
-  #scriptFailed(policy: BucketPolicy, err: Error): void {
-    this.metrics.rateLimitScriptErrors.inc({ policy: policy.name });
-    const seen = `${policy.name}\n${err.message}`;
+  #scriptFailed(takes: Take[], err: Error): void {
+    // Each budget of the check counts its failure.
+    for (const t of takes) this.metrics.rateLimitScriptErrors.inc({ policy: t.policy.name });
+    const policy = takes.map((t) => t.policy.name).join('+');
+    const seen = `${policy}\n${err.message}`;
     if (this.#scriptErrors.has(seen)) return;
     this.#scriptErrors.add(seen);
     this.logger.error(
-      { err, policy: policy.name },
+      { err, policy },
       "the shared rate limit's script failed (Redis answered): the request was judged by this instance's bucket",
     );
   }
@@ -206,7 +209,7 @@ export class RateLimiter {
 
 /**
  * An error of the check itself, not of the connection: Redis answered with an error (the script
- * failed), or redis-gcra refused the arguments before sending them.
+ * failed), or the arguments were refused before they were sent.
  */
 const isScriptError = (err: unknown): err is Error =>
   err instanceof ReplyError || err instanceof RangeError || err instanceof TypeError;

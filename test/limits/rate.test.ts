@@ -8,7 +8,7 @@ import { createMetrics } from '../../src/metrics.ts';
 import { backends, startApp, type TestApp } from '../helpers/app.ts';
 import { rest } from '../helpers/client.ts';
 import { seedAccessory } from '../helpers/fixtures.ts';
-import { redisUrl, wsClient } from '../events/live-helpers.ts';
+import { redisVariants, wsClient } from '../events/live-helpers.ts';
 
 const policy = { name: 'default', ratePerSecond: 50, burst: 100 };
 
@@ -258,9 +258,9 @@ describe('rate limits turned off', () => {
   });
 });
 
-describe.runIf(redisUrl)('rate limits shared through Redis', () => {
+describe.each(redisVariants)('rate limits shared through Redis ($name)', (redis) => {
   it('two instances take from one bucket', async () => {
-    const env = { RATE_LIMIT_RPS: '1', RATE_LIMIT_BURST: '4', REDIS_URL: redisUrl! };
+    const env = { RATE_LIMIT_RPS: '1', RATE_LIMIT_BURST: '4', ...redis.env };
     const [a, b] = await Promise.all([startApp('pglite', env), startApp('pglite', env)]);
     try {
       // A client unique to this run: the bucket lives in the shared Redis.
@@ -280,8 +280,8 @@ describe.runIf(redisUrl)('rate limits shared through Redis', () => {
     const logger = createLogger('silent');
     const limits = loadConfig({ RATE_LIMIT_RPS: '1' }).limits;
     const [a, b] = [
-      new RateLimiter(limits, redisUrl, logger, createMetrics()),
-      new RateLimiter(limits, redisUrl, logger, createMetrics()),
+      new RateLimiter(limits, redis.target, logger, createMetrics()),
+      new RateLimiter(limits, redis.target, logger, createMetrics()),
     ];
     try {
       await Promise.all([a.ready(), b.ready()]);
@@ -298,7 +298,7 @@ describe.runIf(redisUrl)('rate limits shared through Redis', () => {
   });
 
   it('two instances take GraphQL costs from one budget', async () => {
-    const env = { RATE_LIMIT_RPS: '50', RATE_LIMIT_COST: '2500', REDIS_URL: redisUrl! };
+    const env = { RATE_LIMIT_RPS: '50', RATE_LIMIT_COST: '2500', ...redis.env };
     const [a, b] = await Promise.all([startApp('pglite', env), startApp('pglite', env)]);
     try {
       const { accessoryId } = await seedAccessory(a);

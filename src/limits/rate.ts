@@ -30,6 +30,8 @@ export interface RateDecision extends BucketDecision {
   policy: BucketPolicy;
 }
 
+/** The most refused request buckets an instance remembers (RateLimiter's #refused). */
+const MAX_REMEMBERED = 100_000;
 /** How long a bucket check may wait for Redis before this instance's buckets answer instead. */
 const REDIS_TIMEOUT_MS = 250;
 /** How long the start waits for Redis before the first requests use this instance's buckets. */
@@ -52,6 +54,12 @@ export class RateLimiter {
   readonly #redis: GcraClient | undefined;
   /** The script errors logged so far, by policy and message. */
   readonly #scriptErrors = new Set<string>();
+  /**
+   * Request buckets that refused, until they have a token again: no other instance can put one
+   * back sooner, so this instance refuses them meanwhile without asking Redis (a flooding
+   * client costs neither a Redis call nor, on /graphql, the GraphQL pipeline).
+   */
+  readonly #refused = new Map<string, { until: number; decision: RateDecision }>();
   #fallback = false;
   #connecting: Promise<void> = Promise.resolve();
 
@@ -123,10 +131,14 @@ export class RateLimiter {
     if (!budgets) return {};
     const caller = callerOf(principal);
     const takes: Take[] = [];
-    if (asked.request) takes.push(take(caller, budgets.requests, 1));
+    if (asked.request) {
+      const refused = await this.refusedAlready(principal);
+      if (refused) return { request: refused };
+      takes.push(take(caller, budgets.requests, 1));
+    }
     if (asked.cost !== undefined && budgets.cost)
       takes.push(take(caller, budgets.cost, asked.cost));
-    const decisions = await this.#takeAs(caller, takes);
+    const decisions = await this.#takeAs(caller, takes, asked.request);
     return {
       ...(asked.request && { request: decisions[0] }),
       ...(asked.cost !== undefined && { cost: decisions[asked.request ? 1 : 0] }),
@@ -143,16 +155,57 @@ export class RateLimiter {
     return decision!;
   }
 
+  /**
+   * The refusal of the caller's next request when its request bucket refused one before and
+   * has no token yet (paced as any refusal); undefined when the bucket must be asked.
+   */
+  async refusedAlready(principal: Principal): Promise<RateDecision | undefined> {
+    const budgets = this.#budgets(principal);
+    if (!budgets) return undefined;
+    const caller = callerOf(principal);
+    const { key } = take(caller, budgets.requests, 1);
+    const known = this.#refused.get(key);
+    const now = Date.now();
+    if (!known || known.until <= now) {
+      this.#refused.delete(key);
+      return undefined;
+    }
+    const passed = now - (known.until - known.decision.retryAfterMs);
+    const hold = this.#pacer.refused(caller);
+    if (hold > 0) await sleep(hold);
+    return {
+      ...known.decision,
+      retryAfterMs: known.until - now,
+      resetMs: Math.max(0, known.decision.resetMs - passed),
+    };
+  }
+
+  #remember(key: string, decision: RateDecision): void {
+    if (!Number.isFinite(decision.retryAfterMs)) return;
+    if (this.#refused.size >= MAX_REMEMBERED) {
+      const now = Date.now();
+      for (const [k, r] of this.#refused) if (r.until <= now) this.#refused.delete(k);
+      if (this.#refused.size >= MAX_REMEMBERED) return;
+    }
+    this.#refused.set(key, { until: Date.now() + decision.retryAfterMs, decision });
+  }
+
   #budgets(principal: Principal): Budgets | undefined {
     if (!this.#policies) return undefined;
     return principal.scopes.has('ingest') ? this.#policies.ingest : this.#policies.standard;
   }
 
-  /** The decisions of `takes` in order, up to the first refusal (the rest are not taken). */
-  async #takeAs(caller: string, takes: Take[]): Promise<RateDecision[]> {
+  /**
+   * The decisions of `takes` in order, up to the first refusal (the rest are not taken); with
+   * `request`, the first is the caller's request bucket.
+   */
+  async #takeAs(caller: string, takes: Take[], request = false): Promise<RateDecision[]> {
     if (takes.length === 0) return [];
     const decisions = (await this.#take(takes)).map((d, i) => ({ ...d, policy: takes[i]!.policy }));
-    if (!decisions.at(-1)!.allowed) {
+    const last = decisions.at(-1)!;
+    if (!last.allowed) {
+      // The request's own bucket refused (a cost refusal says nothing of the next request).
+      if (request && decisions.length === 1) this.#remember(takes[0]!.key, last);
       // A client that keeps sending after its refusals has them answered more slowly.
       const hold = this.#pacer.refused(caller);
       if (hold > 0) await sleep(hold);

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Principal } from '../../src/accounts/auth.ts';
 import { loadConfig, type LimitsConfig } from '../../src/config.ts';
 import { createMetrics } from '../../src/metrics.ts';
@@ -176,6 +177,60 @@ describe.each(redisVariants)(
         await limiter.consume(other);
         expect(await redis.exists(`clipgate:rate:{${other.clientId}:user-1}:default`)).toBe(1);
       } finally {
+        await limiter.close();
+      }
+    });
+
+    /**
+     * The scripts Redis runs for `needle` (a caller), seen with MONITOR on every node: on the
+     * shared Redis other suites' commands pass too, and are left out.
+     */
+    async function scriptCalls(needle: string) {
+      const ports =
+        'url' in variant.target
+          ? [Number(new URL(variant.target.url).port || 6379)]
+          : variant.target.clusterNodes.map((n) => n.port);
+      let calls = 0;
+      const monitors = await Promise.all(
+        ports.map(async (port) => {
+          const monitor = await new Redis({ port }).monitor();
+          monitor.on('monitor', (_time: string, args: string[]) => {
+            if (/^eval/i.test(args[0]!) && args.some((a) => a.includes(needle))) calls++;
+          });
+          return monitor;
+        }),
+      );
+      return {
+        calls: () => calls,
+        stop: () => monitors.forEach((m) => m.disconnect()),
+      };
+    }
+
+    it("takes a request with its operation's cost in one call, and refuses a refused caller's next request without one", async () => {
+      const limits = loadConfig({ RATE_LIMIT_RPS: '1', RATE_LIMIT_BURST: '2' }).limits;
+      const { limiter } = await sharedLimiter(limits);
+      const client = `one-call-${randomUUID()}`;
+      const seen = await scriptCalls(client);
+      try {
+        const who = principal(client, false);
+        const both = await limiter.take(who, { request: true, cost: 10 });
+        expect(both.request).toMatchObject({ allowed: true, policy: { name: 'default' } });
+        expect(both.cost).toMatchObject({ allowed: true, policy: { name: 'cost' } });
+        await vi.waitFor(() => expect(seen.calls()).toBe(1));
+        // The second request empties the bucket; the third is refused by Redis (the cost untaken).
+        expect((await limiter.take(who, { request: true, cost: 10 })).request?.allowed).toBe(true);
+        const refused = await limiter.take(who, { request: true, cost: 10 });
+        expect(refused.request).toMatchObject({ allowed: false });
+        expect(refused.cost).toBeUndefined();
+        await vi.waitFor(() => expect(seen.calls()).toBe(3));
+        // Until the bucket has a token again, this instance refuses without asking.
+        const again = await limiter.take(who, { request: true, cost: 10 });
+        expect(again.request).toMatchObject({ allowed: false });
+        expect(again.request!.retryAfterMs).toBeLessThanOrEqual(refused.request!.retryAfterMs);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        expect(seen.calls()).toBe(3);
+      } finally {
+        seen.stop();
         await limiter.close();
       }
     });

@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import calculateSlot from 'cluster-key-slot';
 import { Cluster, Redis } from 'ioredis';
 import type { Logger } from '../logger.ts';
@@ -39,6 +38,7 @@ export async function shardedBus(
   const topics = new Map<string, { listeners: number; node?: string }>();
   const subscribers = new Map<string, Redis>();
   const reconnectCallbacks = new Set<() => void>();
+  let closing = false;
   const catchUp = (resubscribed: Promise<unknown>) =>
     catchUpAfter(resubscribed, reconnectCallbacks, logger, resubscribeTimedOut);
   const failed = (what: string, channel: string) => (err: unknown) => {
@@ -73,7 +73,9 @@ export async function shardedBus(
       catchUp(Promise.all(mine.map(place)));
     });
     // The node may be gone for good (a replica took its slots): read the slot map again.
-    subscriber.on('close', () => publisher.refreshSlotsCache());
+    subscriber.on('close', () => {
+      if (!closing) publisher.refreshSlotsCache();
+    });
     subscribers.set(node, subscriber);
     return subscriber;
   }
@@ -85,8 +87,8 @@ export async function shardedBus(
       if (!entry) return;
       const node = ownerOf(topic);
       if (!node) {
-        // The slot map is not known yet (the cluster is away since the start).
-        await once(publisher, 'ready');
+        // The slot map is not known yet (the cluster is away since the start): wait for it.
+        await new Promise((resolve) => publisher.once('refresh', resolve));
         continue;
       }
       entry.node = node;
@@ -100,18 +102,20 @@ export async function shardedBus(
     }
   }
 
-  // The slot map was read again: topics whose slot moved are subscribed on its new master.
+  // The slot map was read again: topics whose slot moved are subscribed on its new master, and
+  // those listened to before any map was known, on theirs.
   publisher.on('refresh', () => {
     const moved = [...topics].filter(([topic, t]) => {
       const owner = ownerOf(topic);
-      return owner !== undefined && t.node !== undefined && owner !== t.node;
+      return owner !== undefined && owner !== t.node;
     });
     if (moved.length === 0) return;
     for (const [topic, t] of moved) {
-      subscribers
-        .get(t.node!)
-        ?.sunsubscribe(topic)
-        .catch(() => {});
+      if (t.node)
+        subscribers
+          .get(t.node)
+          ?.sunsubscribe(topic)
+          .catch(() => {});
     }
     catchUp(Promise.all(moved.map(([topic]) => place(topic))));
   });
@@ -147,6 +151,7 @@ export async function shardedBus(
       return () => reconnectCallbacks.delete(callback);
     },
     close: async () => {
+      closing = true;
       for (const subscriber of subscribers.values()) subscriber.disconnect();
       await publisher.quit().catch(() => publisher.disconnect());
     },

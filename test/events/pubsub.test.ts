@@ -154,4 +154,27 @@ describe.runIf(redisClusterNodes)('the sharded event bus on a Redis Cluster', ()
     for (const topic of others) expect(received.get(topic)).toEqual([`${topic}-1`, `${topic}-2`]);
     listeners.forEach((l) => l.stop());
   }, 60_000);
+
+  it('starts while the cluster is away, and listens once it is up', async () => {
+    const late = await ownCluster(7321, false);
+    undo.push(() => late.destroy());
+    const target = { clusterNodes: late.ports.map((port) => ({ host: '127.0.0.1', port })) };
+    const [publisher, subscriber] = await Promise.all(
+      [0, 1].map(() => createEventBus(target, createLogger('silent'), () => {})),
+    );
+    undo.push(
+      () => publisher!.close(),
+      () => subscriber!.close(),
+    );
+    const topic = `clipgate:events:test:${randomUUID()}`;
+    const received: string[] = [];
+    const listener = subscriber!.listen(topic, (m) => received.push(m.events[0]!.eventId));
+    let ready = false;
+    void listener.ready.then(() => (ready = true));
+    await late.restore();
+    await waitFor(() => ready, 'the topic subscribed once the cluster is up', 20_000);
+    publisher!.publish(topic, message('1'));
+    await waitFor(() => received.length === 1, 'a message once the cluster is up');
+    listener.stop();
+  }, 60_000);
 });

@@ -18,12 +18,13 @@ export interface OwnCluster {
   masterOf(key: string): Promise<number>;
   /** Stops a master at once (SHUTDOWN NOSAVE): its slots are away until `restore`. */
   stop(port: number): Promise<void>;
-  /** Starts the stopped masters again and waits until the cluster is ok. */
+  /** Starts the stopped masters (or, the first time, the cluster) and waits until it is ok. */
   restore(): Promise<void>;
   destroy(): Promise<void>;
 }
 
-export async function ownCluster(firstPort: number): Promise<OwnCluster> {
+/** With `start: false`, nothing runs until the first `restore`. */
+export async function ownCluster(firstPort: number, start = true): Promise<OwnCluster> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'clipgate-own-cluster-'));
   const ports = [firstPort, firstPort + 1, firstPort + 2];
   const restore = async () => {
@@ -42,7 +43,7 @@ export async function ownCluster(firstPort: number): Promise<OwnCluster> {
       redis.disconnect();
     }
   };
-  await restore();
+  if (start) await restore();
   return {
     nodes: ports.map((port) => `127.0.0.1:${port}`).join(','),
     ports,

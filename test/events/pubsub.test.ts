@@ -155,6 +155,27 @@ describe.runIf(redisClusterNodes)('the sharded event bus on a Redis Cluster', ()
     listeners.forEach((l) => l.stop());
   }, 60_000);
 
+  it('follows a channel whose slot moved to another master, and says so', async () => {
+    const [publisher, subscriber] = [await bus(), await bus()];
+    const topic = `clipgate:events:test:${randomUUID()}`;
+    const received: string[] = [];
+    let reconnected = 0;
+    subscriber.onReconnect(() => reconnected++);
+    const listener = subscriber.listen(topic, (m) => received.push(m.events[0]!.eventId));
+    await listener.ready;
+    // Its connection to the master is new: its first 'ready' is a notice too.
+    await waitFor(() => reconnected === 1, 'the notice of the first connection');
+    const from = await cluster.masterOf(topic);
+    const to = cluster.ports.find((port) => port !== from)!;
+    await cluster.moveSlotOf(topic, to);
+    expect(await cluster.masterOf(topic)).toBe(to);
+    // The subscriber reads the slot map every 5 s: it subscribes on the new master, then says so.
+    await waitFor(() => reconnected >= 2, 'the notice after the move', 20_000);
+    publisher.publish(topic, message('1'));
+    await waitFor(() => received.length === 1, 'a message on the new master');
+    listener.stop();
+  }, 60_000);
+
   it('starts while the cluster is away, and listens once it is up', async () => {
     const late = await ownCluster(7321, false);
     undo.push(() => late.destroy());

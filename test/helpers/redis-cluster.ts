@@ -16,6 +16,11 @@ export interface OwnCluster {
   ports: number[];
   /** The port of the master that holds `key`'s slot. */
   masterOf(key: string): Promise<number>;
+  /**
+   * Moves `key`'s slot (holding no keys: channels are not keys) to the master on `port`, as a
+   * resharding or a replica's promotion moves slots: the target first, then the others.
+   */
+  moveSlotOf(key: string, port: number): Promise<void>;
   /** Stops a master at once (SHUTDOWN NOSAVE): its slots are away until `restore`. */
   stop(port: number): Promise<void>;
   /** Starts the stopped masters (or, the first time, the cluster) and waits until it is ok. */
@@ -56,6 +61,13 @@ export async function ownCluster(firstPort: number, start = true): Promise<OwnCl
       ][];
       const owner = shards.find(([from, to]) => slot >= from && slot <= to);
       return owner![2][1];
+    },
+    async moveSlotOf(key, port) {
+      const id = String(await command(port, 'CLUSTER', 'MYID'));
+      const slot = String(calculateSlot(key));
+      for (const p of [port, ...ports.filter((other) => other !== port)]) {
+        await command(p, 'CLUSTER', 'SETSLOT', slot, 'NODE', id);
+      }
     },
     async stop(port) {
       await command(port, 'SHUTDOWN', 'NOSAVE').catch(() => {}); // the connection closes

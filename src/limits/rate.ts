@@ -112,11 +112,6 @@ export class RateLimiter {
     return (await this.take(principal, { request: true })).request;
   }
 
-  /** Takes a GraphQL operation's cost from the caller's cost bucket; undefined when not limited. */
-  async charge(principal: Principal, cost: number): Promise<RateDecision | undefined> {
-    return (await this.take(principal, { request: false, cost })).cost;
-  }
-
   /**
    * Takes what a caller's request asks of its budgets in one check (one Redis call when shared):
    * the request itself (`request`), and the cost of its GraphQL operation (`cost`). The request

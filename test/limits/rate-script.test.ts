@@ -127,7 +127,7 @@ describe.each(redisVariants)(
             for (const ingest of [false, true]) {
               const who = principal(client, ingest);
               const request = await limiter.consume(who);
-              const charged = await limiter.charge(who, charge);
+              const charged = (await limiter.take(who, { request: false, cost: charge })).cost;
               for (const [decision, taken] of [
                 [request, 1],
                 [charged, charge],

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import fc from 'fast-check';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Principal } from '../../src/accounts/auth.ts';
 import { loadConfig, type LimitsConfig } from '../../src/config.ts';
@@ -10,6 +9,7 @@ import { bucketScale, takeToken } from '../../src/limits/gcra.ts';
 import { RateLimiter } from '../../src/limits/rate.ts';
 import { createLogger } from '../../src/logger.ts';
 import { redisVariants } from '../events/live-helpers.ts';
+import { scriptCalls } from '../helpers/redis-monitor.ts';
 import { redisClient, type RedisClient } from '../../src/storage/redis.ts';
 
 describe('bucket scale', () => {
@@ -181,36 +181,11 @@ describe.each(redisVariants)(
       }
     });
 
-    /**
-     * The scripts Redis runs for `needle` (a caller), seen with MONITOR on every node: on the
-     * shared Redis other suites' commands pass too, and are left out.
-     */
-    async function scriptCalls(needle: string) {
-      const ports =
-        'url' in variant.target
-          ? [Number(new URL(variant.target.url).port || 6379)]
-          : variant.target.clusterNodes.map((n) => n.port);
-      let calls = 0;
-      const monitors = await Promise.all(
-        ports.map(async (port) => {
-          const monitor = await new Redis({ port }).monitor();
-          monitor.on('monitor', (_time: string, args: string[]) => {
-            if (/^eval/i.test(args[0]!) && args.some((a) => a.includes(needle))) calls++;
-          });
-          return monitor;
-        }),
-      );
-      return {
-        calls: () => calls,
-        stop: () => monitors.forEach((m) => m.disconnect()),
-      };
-    }
-
     it("takes a request with its operation's cost in one call, and refuses a refused caller's next request without one", async () => {
       const limits = loadConfig({ RATE_LIMIT_RPS: '1', RATE_LIMIT_BURST: '2' }).limits;
       const { limiter } = await sharedLimiter(limits);
       const client = `one-call-${randomUUID()}`;
-      const seen = await scriptCalls(client);
+      const seen = await scriptCalls(variant.target, client);
       try {
         const who = principal(client, false);
         const both = await limiter.take(who, { request: true, cost: 10 });

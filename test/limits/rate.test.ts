@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MemoryBuckets, takeToken } from '../../src/limits/gcra.ts';
 import { RefusalPacer } from '../../src/limits/pacing.ts';
 import { RateLimiter } from '../../src/limits/rate.ts';
@@ -9,6 +9,7 @@ import { backends, startApp, type TestApp } from '../helpers/app.ts';
 import { rest } from '../helpers/client.ts';
 import { seedAccessory } from '../helpers/fixtures.ts';
 import { redisVariants, wsClient } from '../events/live-helpers.ts';
+import { scriptCalls } from '../helpers/redis-monitor.ts';
 
 const policy = { name: 'default', ratePerSecond: 50, burst: 100 };
 
@@ -294,6 +295,30 @@ describe.each(redisVariants)('rate limits shared through Redis ($name)', (redis)
       expect(allowed).toEqual([true, true, false, false]);
     } finally {
       await Promise.all([a.close(), b.close()]);
+    }
+  });
+
+  it("takes a GraphQL request and its operation's cost in one Redis call", async () => {
+    const env = { RATE_LIMIT_RPS: '50', RATE_LIMIT_COST: '2500', ...redis.env };
+    const t = await startApp('pglite', env);
+    const client = `one-call-${crypto.randomUUID()}`;
+    const seen = await scriptCalls(redis.target, client);
+    try {
+      const { accessoryId } = await seedAccessory(t);
+      const token = await t.token(['activities_basic'], 'user-1', client);
+      for (let i = 0; i < 3; i++) {
+        const res = await postGraphql(
+          t.url,
+          token,
+          costly(accessoryId).replaceAll('first: 100', 'first: 1'),
+        );
+        expect(res.status).toBe(200);
+        expect(res.headers.get('ratelimit')).toMatch(/^"default";r=\d+/);
+      }
+      await vi.waitFor(() => expect(seen.calls()).toBe(3));
+    } finally {
+      seen.stop();
+      await t.close();
     }
   });
 

@@ -25,6 +25,7 @@ import { createLogger, withoutCredentials } from './logger.ts';
 import { mediaOpenApi } from './media/openapi.ts';
 import { handleMediaRequest } from './media/routes.ts';
 import { notificationRoutes } from './notifications/rest.ts';
+import { describeRedis } from './storage/redis.ts';
 import { buildServices, startServices, type ServiceOptions, type Services } from './services.ts';
 import { dashboardDir, handleDashboardRequest } from './web/static.ts';
 import { zoneRoutes } from './zones/rest.ts';
@@ -188,8 +189,8 @@ function backingServices({ config, db, media }: Services) {
     ...(config.databaseDirectUrl && {
       databaseDirect: `${withoutCredentials(config.databaseDirectUrl)}: behind a transaction pooler`,
     }),
-    redis: config.redisUrl
-      ? withoutCredentials(config.redisUrl)
+    redis: config.redis
+      ? describeRedis(config.redis)
       : 'none: live events and rate limits stay within this instance',
     mediaStore: `${media.store.kind} ${media.store.location}`,
     ffmpeg: media.ffmpeg ?? 'none: MP4 uploads are not packaged to HLS/DASH',

@@ -20,7 +20,8 @@ export interface Config {
    * (PgBouncer); the sessions a pooler cannot carry (migrations, LISTEN) connect here.
    */
   databaseDirectUrl: string | undefined;
-  redisUrl: string | undefined;
+  /** `REDIS_URL` or `REDIS_CLUSTER_NODES`: where live events and rate limits are shared. */
+  redis: RedisTarget | undefined;
   logLevel: string;
   scopePrefix: string;
   maxBodyBytes: number;
@@ -39,6 +40,12 @@ export interface Config {
   /** Unset (no `OTEL_EXPORTER_OTLP_ENDPOINT`): tracing is off and no SDK is loaded. */
   telemetry: TelemetryConfig | undefined;
 }
+
+/**
+ * One Redis server (`REDIS_URL`), or a Redis Cluster (`REDIS_CLUSTER_NODES`, some of its nodes:
+ * the client finds the others), where live events use sharded pub/sub.
+ */
+export type RedisTarget = { url: string } | { clusterNodes: { host: string; port: number }[] };
 
 /** OpenTelemetry tracing (src/telemetry). */
 export interface TelemetryConfig {
@@ -549,6 +556,32 @@ function graphqlDocumentsConfig(env: Env): GraphQLDocumentsConfig {
   };
 }
 
+function redisTarget(env: Env): RedisTarget | undefined {
+  const url = env.REDIS_URL?.trim() || undefined;
+  const nodes = env.REDIS_CLUSTER_NODES?.trim() || undefined;
+  if (url && nodes) {
+    throw new ConfigError(
+      'REDIS_URL and REDIS_CLUSTER_NODES are both set: set REDIS_URL for one Redis server, or REDIS_CLUSTER_NODES for a Redis Cluster',
+    );
+  }
+  if (url) {
+    if (!/^rediss?:\/\//.test(url)) throw new ConfigError('REDIS_URL must be a redis:// URL');
+    return { url };
+  }
+  if (!nodes) return undefined;
+  const clusterNodes = nodes.split(',').map((entry) => {
+    const match = /^\s*(\[[^\]]+\]|[^\s:]+):(\d{1,5})\s*$/.exec(entry);
+    const port = Number(match?.[2]);
+    if (!match || port < 1 || port > 65535) {
+      throw new ConfigError(
+        `REDIS_CLUSTER_NODES must be host:port pairs separated by commas (e.g. 10.0.0.1:6379,10.0.0.2:6379); "${entry.trim()}" is not`,
+      );
+    }
+    return { host: match[1]!.replace(/^\[|\]$/g, ''), port };
+  });
+  return { clusterNodes };
+}
+
 function directUrl(env: Env): string | undefined {
   const url = env.DATABASE_DIRECT_URL || undefined;
   if (url && !env.DATABASE_URL) {
@@ -569,7 +602,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseReadUrl: env.DATABASE_READ_URL || undefined,
     databaseReadMaxLagMs: intWithin(env, 'DATABASE_READ_MAX_LAG_MS', 5000, 100, 3_600_000),
     databaseDirectUrl: directUrl(env),
-    redisUrl: env.REDIS_URL || undefined,
+    redis: redisTarget(env),
     logLevel: logLevel(env),
     scopePrefix: env.SCOPE_PREFIX || 'service',
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 64 * 1024),

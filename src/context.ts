@@ -1,7 +1,7 @@
 import type { Principal, ScopeName } from './accounts/auth.ts';
 import type { AccountView } from './accounts/service.ts';
 import { notFound } from './errors.ts';
-import { rateLimited, rateLimitHeaders } from './limits/rate.ts';
+import { rateLimited, rateLimitHeaders, type RateDecision } from './limits/rate.ts';
 import type { ReadServices, Services } from './services.ts';
 
 /**
@@ -70,7 +70,18 @@ export async function takeRequest(
   ctx: RequestContext,
   answer?: HeaderSink,
 ): Promise<void> {
-  const decision = await services.rateLimiter.consume(ctx.principal);
+  answerRequest(services, await services.rateLimiter.consume(ctx.principal), answer);
+}
+
+/**
+ * What a request's rate-limit decision (undefined: not limited) does to its answer: the
+ * RateLimit headers go on it, and over the limit this throws RATE_LIMITED.
+ */
+export function answerRequest(
+  services: Services,
+  decision: RateDecision | undefined,
+  answer?: HeaderSink,
+): void {
   if (!decision) return;
   if (answer) {
     for (const [name, value] of Object.entries(rateLimitHeaders(decision))) {

@@ -195,9 +195,9 @@ export async function buildServices(
   read.notifications.onQueued(() => dispatcher.wake());
   // Attempts in flight finish (and are recorded) before the database closes.
   disposables.defer('webhook dispatcher', () => dispatcher.close());
-  // Committed events go to the pub/sub (Redis when REDIS_URL is set), which feeds the
+  // Committed events go to the pub/sub (Redis when REDIS_URL or REDIS_CLUSTER_NODES is set), which feeds the
   // subscribers of every instance.
-  const bus = await createEventBus(config.redisUrl, logger, () =>
+  const bus = await createEventBus(config.redis, logger, () =>
     metrics.liveWaitTimeouts.inc({ wait: 'resubscribe' }),
   );
   disposables.defer('event bus', () => bus.close());
@@ -216,7 +216,7 @@ export async function buildServices(
     config.live.maxConnections,
     config.live.maxConnectionsPerSubject,
   );
-  const rateLimiter = new RateLimiter(config.limits, config.redisUrl, logger, metrics);
+  const rateLimiter = new RateLimiter(config.limits, config.redis, logger, metrics);
   disposables.defer('rate limiter', () => rateLimiter.close());
   await rateLimiter.ready();
   return {

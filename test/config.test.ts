@@ -54,6 +54,29 @@ describe('loadConfig', () => {
     );
   });
 
+  it('takes one Redis server or a Redis Cluster, never both, and names a bad node', () => {
+    expect(loadConfig({}).redis).toBeUndefined();
+    expect(loadConfig({ REDIS_URL: 'redis://r:6379' }).redis).toEqual({ url: 'redis://r:6379' });
+    expect(loadConfig({ REDIS_CLUSTER_NODES: '10.0.0.1:7000, r2:7001,[::1]:7002' }).redis).toEqual({
+      clusterNodes: [
+        { host: '10.0.0.1', port: 7000 },
+        { host: 'r2', port: 7001 },
+        { host: '::1', port: 7002 },
+      ],
+    });
+    expect(() =>
+      loadConfig({ REDIS_URL: 'redis://r:6379', REDIS_CLUSTER_NODES: 'r:7000' }),
+    ).toThrow(/^REDIS_URL and REDIS_CLUSTER_NODES are both set/);
+    for (const bad of ['r', 'r:0', 'r:70000', 'r:7000,,r:7001', 'redis://r:7000']) {
+      expect(() => loadConfig({ REDIS_CLUSTER_NODES: bad })).toThrow(
+        /^REDIS_CLUSTER_NODES must be host:port pairs/,
+      );
+    }
+    expect(() => loadConfig({ REDIS_URL: 'r:6379' })).toThrow(
+      /^REDIS_URL must be a redis:\/\/ URL/,
+    );
+  });
+
   describe('authentication', () => {
     it('refuses an AUTH_DEV_SECRET shorter than 32 bytes, in production or not', () => {
       for (const NODE_ENV of [undefined, 'development', 'production']) {

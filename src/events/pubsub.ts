@@ -1,16 +1,18 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
 import { createPubSub } from 'graphql-yoga';
 import { Redis } from 'ioredis';
+import type { RedisTarget } from '../config.ts';
 import type { Logger } from '../logger.ts';
-import { defaultBounds, TIMED_OUT, within } from './live/bounds.ts';
+import { catchUpAfter, connectWithin, reportOutages } from './bus-connections.ts';
 import type { LiveBus } from './live/ports.ts';
 import type { TopicMessage } from './live/stream.ts';
+import { shardedBus } from './sharded-pubsub.ts';
 
 /**
  * The one pub/sub that feeds live subscriptions: Yoga's `createPubSub` over an in-process
- * EventTarget, or over `@graphql-yoga/redis-event-target` when REDIS_URL is set, so that a
- * subscriber on one instance sees what another instance committed. Publishers hand it only
+ * EventTarget, or over `@graphql-yoga/redis-event-target` when REDIS_URL is set (sharded pub/sub
+ * on a Redis Cluster, ./sharded-pubsub.ts), so that a subscriber on one instance sees what
+ * another instance committed. Publishers hand it only
  * committed events. The caller closes it after the live events that use it.
  */
 export interface EventBus extends LiveBus {
@@ -19,19 +21,19 @@ export interface EventBus extends LiveBus {
 
 type MessageEvent = CustomEvent<TopicMessage>;
 
-/** How long a start waits for Redis before it goes on without it. */
-const START_WAIT_MS = 2000;
-
 /**
  * `resubscribeTimedOut` is called when Redis, back after an outage, does not confirm the live
  * channels within `defaultBounds.listenMs`: the subscribers catch up from the log all the same.
  */
 export async function createEventBus(
-  redisUrl: string | undefined,
+  redis: RedisTarget | undefined,
   logger: Logger,
   resubscribeTimedOut: () => void,
 ): Promise<EventBus> {
-  return redisUrl ? redisBus(redisUrl, logger, resubscribeTimedOut) : memoryBus();
+  if (!redis) return memoryBus();
+  return 'url' in redis
+    ? redisBus(redis.url, logger, resubscribeTimedOut)
+    : shardedBus(redis.clusterNodes, logger, resubscribeTimedOut);
 }
 
 function memoryBus(): EventBus {
@@ -60,34 +62,10 @@ async function redisBus(
 ): Promise<EventBus> {
   const publisher = new Redis(url, { lazyConnect: true, connectionName: 'clipgate-publish' });
   const subscriber = new Redis(url, { lazyConnect: true, connectionName: 'clipgate-subscribe' });
-  for (const [role, client] of [
-    ['publish', publisher],
-    ['subscribe', subscriber],
-  ] as const) {
-    // Once per outage: ioredis reports every failed reconnection attempt.
-    let away = false;
-    client.on('error', (err: Error) => {
-      if (away) return;
-      away = true;
-      logger.warn({ err, role }, 'redis connection error; reconnecting');
-    });
-    client.on('ready', () => {
-      if (away) logger.info({ role }, 'redis connection back');
-      away = false;
-    });
-  }
-  // Redis may be away when the instance starts: it starts anyway (after at most START_WAIT_MS),
-  // the clients keep reconnecting, and their first 'ready' counts as a reconnection below.
-  const connected = await Promise.race([
-    Promise.all([publisher.connect(), subscriber.connect()]).then(
-      () => true,
-      () => false,
-    ),
-    sleep(START_WAIT_MS, false, { ref: false }),
-  ]);
-  if (!connected) {
-    logger.warn('redis is unreachable at start; live events reach other instances once it is back');
-  }
+  reportOutages(publisher, 'publish', logger);
+  reportOutages(subscriber, 'subscribe', logger);
+  // The clients' first 'ready' counts as a reconnection below.
+  await connectWithin([publisher.connect(), subscriber.connect()], logger);
 
   // redis-event-target drops the promises of PUBLISH, SUBSCRIBE and UNSUBSCRIBE; a failure
   // (the connection closed or gone for too long) must be logged, not crash the process as an
@@ -118,21 +96,11 @@ async function redisBus(
   // Every 'ready' from here on is a (re)connection: what committed meanwhile is in the log.
   subscriber.on('ready', () => {
     // ioredis re-subscribes on reconnect; wait for that to be done (a SUBSCRIBE is answered in
-    // order) before subscribers look for what they missed, but not for longer than the bound,
-    // nor after a failure (a connection lost again): they look in the log then too.
+    // order) before subscribers look for what they missed.
     const resubscribed = Promise.all(
       [...topics.keys()].map((topic) => subscriber.subscribe(topic)),
     );
-    void within(resubscribed, defaultBounds.listenMs)
-      .then(
-        (result) => {
-          if (result !== TIMED_OUT) return;
-          resubscribeTimedOut();
-          logger.warn('redis did not confirm the live channels in time; catching up anyway');
-        },
-        (err: unknown) => logger.warn({ err }, 'redis re-subscription failed; catching up anyway'),
-      )
-      .then(() => reconnectCallbacks.forEach((callback) => callback()));
+    catchUpAfter(resubscribed, reconnectCallbacks, logger, resubscribeTimedOut);
   });
 
   return {

@@ -8,8 +8,8 @@ import {
   processRegularResult,
   type Plugin,
 } from 'graphql-yoga';
-import { errorStatus, type ErrorCode, type ErrorDetails } from '../errors.ts';
-import { admit, type RequestContext } from '../context.ts';
+import { errorStatus, type AppError, type ErrorCode, type ErrorDetails } from '../errors.ts';
+import { answerRequest, authenticate, takeRequest, type RequestContext } from '../context.ts';
 import { callerOf, rateLimited } from '../limits/rate.ts';
 import { CostShares } from '../limits/shares.ts';
 import { declaredLength } from '../http/body.ts';
@@ -32,8 +32,10 @@ import type { GraphQLWorkers } from './workers/pool.ts';
 export interface ServerContext {
   req: http.IncomingMessage;
   res: http.ServerResponse;
-  /** An HTTP request's caller, authenticated and counted by graphqlHandler before Yoga runs. */
+  /** An HTTP request's caller, authenticated by graphqlHandler before Yoga runs. */
   caller?: RequestContext<Services>;
+  /** An HTTP request's own rate-limit token, until it is taken (`UncountedRequest`). */
+  uncounted?: UncountedRequest;
   /** A graphql-ws connection, authenticated once in connection_init (graphql/ws.ts). */
   wsContext?: RequestContext<Services>;
 }
@@ -58,7 +60,7 @@ export function createGraphQL(
     logging: false,
     // Called once per operation, also for each operation of a WebSocket connection (counted
     // by the WebSocket adapter when it subscribes).
-    context: ({ request, res, wsContext, caller }) =>
+    context: ({ request, res, wsContext, caller, uncounted }) =>
       // A WebSocket operation has no request of its own (and no Idempotency-Key); its live
       // transport came with it (ws.ts). Every HTTP request Yoga executes came through
       // graphqlHandler, which gave it its caller (only a CORS preflight did not, and Yoga answers
@@ -67,6 +69,8 @@ export function createGraphQL(
         ? graphqlContext(wsContext)
         : {
             ...graphqlContext(caller!, request.headers.get('idempotency-key') ?? undefined),
+            uncounted,
+            answer: res,
             liveTransport: 'sse' as const,
             openLive: (live: LiveRequest) => openSse(caller!, res, live),
           },
@@ -87,6 +91,7 @@ export function createGraphQL(
       contractValidationErrors(services),
       refuseStreamsBeforeTheyStart(),
       persistedDocuments(documents),
+      countRequestsNoOperationTook(services),
       ...(tracer ? [graphqlTracing(tracer)] : []),
       // Compiles each operation once into a specialized function: several times faster than the
       // generic executor on the listing pages.
@@ -104,12 +109,21 @@ export function createGraphQL(
       // After graphql-jit: the cost plugin wraps the executor that runs.
       ...operationLimits(services.config.limits.graphql, {
         refused: () => services.metrics.refusals.inc({ reason: 'too_costly' }),
+        // An HTTP request's own token is taken with its operation's cost, in one check.
         charge: async (context, cost) => {
-          const { principal } = context as GraphQLContext;
-          const decision = await services.rateLimiter.charge(principal, cost);
-          if (!decision || decision.allowed) return undefined;
+          const { principal, uncounted, answer } = context as GraphQLContext & HttpOperation;
+          const taken = await services.rateLimiter.take(principal, {
+            request: uncounted?.take() ?? false,
+            cost,
+          });
+          try {
+            answerRequest(services, taken.request, answer);
+          } catch (err) {
+            return requestError(err as AppError);
+          }
+          if (!taken.cost || taken.cost.allowed) return undefined;
           services.metrics.refusals.inc({ reason: 'rate_limited' });
-          return requestError(rateLimited(decision, cost));
+          return requestError(rateLimited(taken.cost, cost));
         },
         begin: async (context, cost) => {
           const { principal } = context as GraphQLContext;
@@ -138,6 +152,44 @@ export function createGraphQL(
 }
 
 export type GraphQLServer = ReturnType<typeof createGraphQL>;
+
+/**
+ * An HTTP request's own token from its caller's request bucket. It is taken together with the
+ * cost of the request's operation, in one check (one Redis call when the limits are shared);
+ * a request whose operation is never charged (a document refused before it runs, a body Yoga
+ * cannot read) has it taken alone as its answer is made.
+ */
+export class UncountedRequest {
+  #taken = false;
+
+  /** True the first time only: the caller then takes the token. */
+  take(): boolean {
+    if (this.#taken) return false;
+    this.#taken = true;
+    return true;
+  }
+}
+
+/** What an operation over HTTP carries beside its GraphQL context. */
+interface HttpOperation {
+  uncounted?: UncountedRequest;
+  answer?: http.ServerResponse;
+}
+
+/** Takes the token of a request whose operation took none (UncountedRequest), before it is answered. */
+function countRequestsNoOperationTook(services: Services): Plugin<object, ServerContext> {
+  return {
+    onResultProcess: async ({ serverContext, setResult }) => {
+      const { caller, uncounted, res } = serverContext;
+      if (!caller || !uncounted?.take()) return;
+      try {
+        await takeRequest(services, caller, res);
+      } catch (err) {
+        setResult({ errors: [requestError(err as AppError)] });
+      }
+    },
+  };
+}
 
 /**
  * The schema's refusals of a query (an unknown field, a wrong argument type) in the contract's
@@ -265,9 +317,11 @@ async function readBody(req: http.IncomingMessage, limit: number): Promise<void>
 }
 
 /**
- * GraphQL over HTTP and SSE on `/graphql`. The request is authenticated and taken from its
- * client's rate-limit bucket before Yoga runs, as REST requests are: a refusal (401, 429) costs
- * no GraphQL request pipeline, and is answered in GraphQL's shape all the same (app.ts).
+ * GraphQL over HTTP and SSE on `/graphql`. The request is authenticated before Yoga runs, as REST
+ * requests are: a refusal (401) costs no GraphQL request pipeline, and is answered in GraphQL's
+ * shape all the same (app.ts), as is a caller's request while its bucket, which refused one
+ * before, has no token yet (known to this instance). Its rate-limit token is taken with its
+ * operation's cost (UncountedRequest).
  */
 export function graphqlHandler(
   yoga: GraphQLServer,
@@ -278,9 +332,14 @@ export function graphqlHandler(
     if (pathname !== '/graphql') return undefined;
     // A CORS preflight carries no credentials; Yoga answers it.
     const caller =
-      req.method === 'OPTIONS' ? undefined : await admit(services, req.headers.authorization, res);
+      req.method === 'OPTIONS'
+        ? undefined
+        : await authenticate(services, req.headers.authorization);
+    // A caller whose bucket refused and has no token yet is refused here, with no Redis call.
+    if (caller)
+      answerRequest(services, await services.rateLimiter.refusedAlready(caller.principal), res);
     if (req.method === 'POST') await readBody(req, maxBodyBytes);
-    await yoga(req, res, { caller });
+    await yoga(req, res, { caller, uncounted: caller && new UncountedRequest() });
     return pathname;
   };
 }

@@ -4,7 +4,7 @@ import { MAX_UNITS_PER_SECOND } from '../config.ts';
  * A token bucket, computed as the generic cell rate algorithm (GCRA): the only state of a bucket
  * is the theoretical arrival time (TAT) at which it would be full again. A bucket holds `burst`
  * tokens and gains `ratePerSecond` per second; each request takes one, or its cost. Pure, so that the
- * in-memory buckets and the shared ones in Redis (the `redis-gcra` package runs the same
+ * in-memory buckets and the shared ones in Redis (./gcra-script.ts runs the same
  * algorithm as a script) answer alike.
  */
 export interface BucketPolicy {
@@ -26,7 +26,7 @@ export interface BucketDecision {
 
 /**
  * A bucket as it is counted: `rate` units per `periodMs`, holding `burst` units, a unit being
- * `unit` tokens (a charge is rounded up to whole units). The shared buckets run `redis-gcra`'s
+ * `unit` tokens (a charge is rounded up to whole units). The shared buckets run ./gcra-script.ts's
  * script, which keeps the time in milliseconds since 1970 as a double and stores it with an
  * expiry of the milliseconds until the bucket is full again. A charge worth less time than the
  * double can tell apart at that size (a quarter of a microsecond) left the time unchanged and

@@ -1,18 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Redis, ReplyError } from 'ioredis';
-import RedisGCRA from 'redis-gcra';
+import { ReplyError } from 'ioredis';
 import type { Principal } from '../accounts/auth.ts';
-import { ingestCostRate, type LimitsConfig } from '../config.ts';
+import { ingestCostRate, type LimitsConfig, type RedisTarget } from '../config.ts';
 import { AppError } from '../errors.ts';
+import { redisClient } from '../storage/redis.ts';
 import type { RateLimitMetrics } from './metrics.ts';
 import type { Logger } from '../logger.ts';
-import {
-  bucketScale,
-  MemoryBuckets,
-  unitsOf,
-  type BucketDecision,
-  type BucketPolicy,
-} from './gcra.ts';
+import { MemoryBuckets, type BucketDecision, type BucketPolicy } from './gcra.ts';
+import { take, takeShared, withGcraScript, type GcraClient, type Take } from './gcra-script.ts';
 import { RefusalPacer } from './pacing.ts';
 
 /**
@@ -23,8 +18,9 @@ import { RefusalPacer } from './pacing.ts';
  * ingest tokens as their request rate is): each operation takes its cost from it, so that a
  * client sending the costliest operations the limits allow gets as many of them a second as the
  * budget pays for, not one per request. A caller's refusals beyond fifty a second are answered
- * 200 ms late (./pacing.ts). With `REDIS_URL` the buckets
- * live in Redis and every instance shares them; without it, or while Redis does not answer,
+ * 200 ms late (./pacing.ts). With `REDIS_URL` or `REDIS_CLUSTER_NODES` the buckets
+ * live in Redis and every instance shares them (./gcra-script.ts: a caller's request and its
+ * operation's cost are taken in one call, their keys in one slot of a cluster); without it, or while Redis does not answer,
  * each instance keeps its own (logged once when it starts and once when it ends). A check the
  * script refuses (Redis answered, with an error) is not an outage: that request is judged by the
  * instance's own bucket, the error is logged (once per policy and message) and counted, and the
@@ -34,6 +30,8 @@ export interface RateDecision extends BucketDecision {
   policy: BucketPolicy;
 }
 
+/** The most refused request buckets an instance remembers (RateLimiter's #refused). */
+const MAX_REMEMBERED = 100_000;
 /** How long a bucket check may wait for Redis before this instance's buckets answer instead. */
 const REDIS_TIMEOUT_MS = 250;
 /** How long the start waits for Redis before the first requests use this instance's buckets. */
@@ -53,16 +51,21 @@ export class RateLimiter {
   readonly #policies: { standard: Budgets; ingest: Budgets } | undefined;
   readonly #memory = new MemoryBuckets();
   readonly #pacer = new RefusalPacer();
-  readonly #redis: Redis | undefined;
-  readonly #shared: ReturnType<typeof RedisGCRA> | undefined;
+  readonly #redis: GcraClient | undefined;
   /** The script errors logged so far, by policy and message. */
   readonly #scriptErrors = new Set<string>();
+  /**
+   * Request buckets that refused, until they have a token again: no other instance can put one
+   * back sooner, so this instance refuses them meanwhile without asking Redis (a flooding
+   * client costs neither a Redis call nor, on /graphql, the GraphQL pipeline).
+   */
+  readonly #refused = new Map<string, { until: number; decision: RateDecision }>();
   #fallback = false;
   #connecting: Promise<void> = Promise.resolve();
 
   constructor(
     config: LimitsConfig,
-    redisUrl: string | undefined,
+    redis: RedisTarget | undefined,
     private readonly logger: Logger,
     private readonly metrics: RateLimitMetrics,
   ) {
@@ -79,10 +82,10 @@ export class RateLimiter {
         cost: cost('ingest-cost', ingestCostRate(config)),
       },
     };
-    if (redisUrl) {
+    if (redis) {
       // No offline queue and a short timeout: while Redis is away, a check fails at once and the
       // local bucket answers, instead of requests waiting for a reconnection.
-      this.#redis = new Redis(redisUrl, {
+      const client = redisClient(redis, {
         connectionName: 'clipgate-rate-limits',
         enableOfflineQueue: false,
         commandTimeout: REDIS_TIMEOUT_MS,
@@ -90,9 +93,9 @@ export class RateLimiter {
         connectTimeout: CONNECT_TIMEOUT_MS,
         lazyConnect: true,
       });
-      this.#redis.on('error', () => {}); // reported once, by #take, when a check falls back
-      this.#connecting = this.#redis.connect().catch(() => {});
-      this.#shared = RedisGCRA({ redis: this.#redis, keyPrefix: 'clipgate:rate' });
+      client.on('error', () => {}); // reported once, by #take, when a check falls back
+      this.#connecting = client.connect().catch(() => {});
+      this.#redis = withGcraScript(client);
     }
   }
 
@@ -106,12 +109,35 @@ export class RateLimiter {
 
   /** Takes one request from the caller's bucket; undefined when limiting is off. */
   async consume(principal: Principal): Promise<RateDecision | undefined> {
-    return this.#takeFrom(principal, this.#budgets(principal)?.requests, 1);
+    return (await this.take(principal, { request: true })).request;
   }
 
-  /** Takes a GraphQL operation's cost from the caller's cost bucket; undefined when not limited. */
-  async charge(principal: Principal, cost: number): Promise<RateDecision | undefined> {
-    return this.#takeFrom(principal, this.#budgets(principal)?.cost, cost);
+  /**
+   * Takes what a caller's request asks of its budgets in one check (one Redis call when shared):
+   * the request itself (`request`), and the cost of its GraphQL operation (`cost`). The request
+   * is taken first: when its bucket refuses, nothing is taken from the cost budget, and `cost`
+   * is left out of the answer. A budget not limited is left out too.
+   */
+  async take(
+    principal: Principal,
+    asked: { request: boolean; cost?: number },
+  ): Promise<{ request?: RateDecision; cost?: RateDecision }> {
+    const budgets = this.#budgets(principal);
+    if (!budgets) return {};
+    const caller = callerOf(principal);
+    const takes: Take[] = [];
+    if (asked.request) {
+      const refused = await this.refusedAlready(principal);
+      if (refused) return { request: refused };
+      takes.push(take(caller, budgets.requests, 1));
+    }
+    if (asked.cost !== undefined && budgets.cost)
+      takes.push(take(caller, budgets.cost, asked.cost));
+    const decisions = await this.#takeAs(caller, takes, asked.request);
+    return {
+      ...(asked.request && { request: decisions[0] }),
+      ...(asked.cost !== undefined && { cost: decisions[asked.request ? 1 : 0] }),
+    };
   }
 
   /**
@@ -120,7 +146,43 @@ export class RateLimiter {
    * of refusals, counted per key.
    */
   async consumeKey(key: string, policy: BucketPolicy): Promise<RateDecision> {
-    return this.#takeAs(key, `${policy.name}:${key}`, policy, 1);
+    const [decision] = await this.#takeAs(key, [take(key, policy, 1)]);
+    return decision!;
+  }
+
+  /**
+   * The refusal of the caller's next request when its request bucket refused one before and
+   * has no token yet (paced as any refusal); undefined when the bucket must be asked.
+   */
+  async refusedAlready(principal: Principal): Promise<RateDecision | undefined> {
+    const budgets = this.#budgets(principal);
+    if (!budgets) return undefined;
+    const caller = callerOf(principal);
+    const { key } = take(caller, budgets.requests, 1);
+    const known = this.#refused.get(key);
+    const now = Date.now();
+    if (!known || known.until <= now) {
+      this.#refused.delete(key);
+      return undefined;
+    }
+    const passed = now - (known.until - known.decision.retryAfterMs);
+    const hold = this.#pacer.refused(caller);
+    if (hold > 0) await sleep(hold);
+    return {
+      ...known.decision,
+      retryAfterMs: known.until - now,
+      resetMs: Math.max(0, known.decision.resetMs - passed),
+    };
+  }
+
+  #remember(key: string, decision: RateDecision): void {
+    if (!Number.isFinite(decision.retryAfterMs)) return;
+    if (this.#refused.size >= MAX_REMEMBERED) {
+      const now = Date.now();
+      for (const [k, r] of this.#refused) if (r.until <= now) this.#refused.delete(k);
+      if (this.#refused.size >= MAX_REMEMBERED) return;
+    }
+    this.#refused.set(key, { until: Date.now() + decision.retryAfterMs, decision });
   }
 
   #budgets(principal: Principal): Budgets | undefined {
@@ -128,58 +190,39 @@ export class RateLimiter {
     return principal.scopes.has('ingest') ? this.#policies.ingest : this.#policies.standard;
   }
 
-  async #takeFrom(
-    principal: Principal,
-    policy: BucketPolicy | undefined,
-    cost: number,
-  ): Promise<RateDecision | undefined> {
-    if (!policy) return undefined;
-    const caller = callerOf(principal);
-    return this.#takeAs(caller, `${policy.name}:${caller}`, policy, cost);
-  }
-
-  async #takeAs(
-    caller: string,
-    key: string,
-    policy: BucketPolicy,
-    cost: number,
-  ): Promise<RateDecision> {
-    const decision = await this.#take(key, policy, cost);
-    if (!decision.allowed) {
+  /**
+   * The decisions of `takes` in order, up to the first refusal (the rest are not taken); with
+   * `request`, the first is the caller's request bucket.
+   */
+  async #takeAs(caller: string, takes: Take[], request = false): Promise<RateDecision[]> {
+    if (takes.length === 0) return [];
+    const decisions = (await this.#take(takes)).map((d, i) => ({ ...d, policy: takes[i]!.policy }));
+    const last = decisions.at(-1)!;
+    if (!last.allowed) {
+      // The request's own bucket refused (a cost refusal says nothing of the next request).
+      if (request && decisions.length === 1) this.#remember(takes[0]!.key, last);
       // A client that keeps sending after its refusals has them answered more slowly.
       const hold = this.#pacer.refused(caller);
       if (hold > 0) await sleep(hold);
     }
-    return { ...decision, policy };
+    return decisions;
   }
 
   async close(): Promise<void> {
     this.#redis?.disconnect();
   }
 
-  async #take(key: string, policy: BucketPolicy, cost: number): Promise<BucketDecision> {
-    if (this.#shared) {
-      const scale = bucketScale(policy);
+  async #take(takes: Take[]): Promise<BucketDecision[]> {
+    if (this.#redis) {
       try {
-        const r = await this.#shared.limit({
-          key,
-          burst: scale.burst,
-          rate: scale.rate,
-          period: scale.periodMs,
-          cost: unitsOf(cost, scale),
-        });
+        const decisions = await takeShared(this.#redis, takes);
         if (this.#fallback) {
           this.#fallback = false;
           this.logger.info('rate limits are shared through Redis again');
         }
-        return {
-          allowed: !r.limited,
-          remaining: r.remaining * scale.unit,
-          retryAfterMs: r.retryIn,
-          resetMs: r.resetIn,
-        };
+        return decisions;
       } catch (err) {
-        if (isScriptError(err)) this.#scriptFailed(policy, err);
+        if (isScriptError(err)) this.#scriptFailed(takes, err);
         else if (!this.#fallback) {
           this.#fallback = true;
           this.logger.warn(
@@ -189,16 +232,24 @@ export class RateLimiter {
         }
       }
     }
-    return this.#memory.take(key, policy, cost);
+    const decisions: BucketDecision[] = [];
+    for (const { key, policy, cost } of takes) {
+      const decision = this.#memory.take(key, policy, cost);
+      decisions.push(decision);
+      if (!decision.allowed) break;
+    }
+    return decisions;
   }
 
-  #scriptFailed(policy: BucketPolicy, err: Error): void {
-    this.metrics.rateLimitScriptErrors.inc({ policy: policy.name });
-    const seen = `${policy.name}\n${err.message}`;
+  #scriptFailed(takes: Take[], err: Error): void {
+    // Each budget of the check counts its failure.
+    for (const t of takes) this.metrics.rateLimitScriptErrors.inc({ policy: t.policy.name });
+    const policy = takes.map((t) => t.policy.name).join('+');
+    const seen = `${policy}\n${err.message}`;
     if (this.#scriptErrors.has(seen)) return;
     this.#scriptErrors.add(seen);
     this.logger.error(
-      { err, policy: policy.name },
+      { err, policy },
       "the shared rate limit's script failed (Redis answered): the request was judged by this instance's bucket",
     );
   }
@@ -206,7 +257,7 @@ export class RateLimiter {
 
 /**
  * An error of the check itself, not of the connection: Redis answered with an error (the script
- * failed), or redis-gcra refused the arguments before sending them.
+ * failed), or the arguments were refused before they were sent.
  */
 const isScriptError = (err: unknown): err is Error =>
   err instanceof ReplyError || err instanceof RangeError || err instanceof TypeError;

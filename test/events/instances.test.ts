@@ -9,25 +9,28 @@ import {
   AccountEvents,
   createActivities,
   loggedIds,
-  redisUrl,
+  redisVariants,
   subscribe,
   waitFor,
   wsClient,
   type WsClient,
 } from './live-helpers.ts';
 
-// Two instances of the service on one PostgreSQL database and one Redis: CI sets both.
-const shared = backends.includes('postgres') && redisUrl !== undefined;
-if (!shared) console.warn('live events across instances need TEST_DATABASE_URL and TEST_REDIS_URL');
+// Two instances of the service on one PostgreSQL database and one Redis (a server, a cluster):
+// CI sets them all.
+const shared = backends.includes('postgres') ? redisVariants : [];
+if (shared.length === 0) {
+  console.warn('live events across instances need TEST_DATABASE_URL and TEST_REDIS_URL');
+}
 
-describe.runIf(shared)('live events across two instances (PostgreSQL + Redis)', () => {
+describe.each(shared)('live events across two instances (PostgreSQL + $name)', ({ env }) => {
   let a: TestApp;
   let b: TestApp;
   const clients: WsClient[] = [];
 
   beforeAll(async () => {
-    a = await startApp('postgres', { REDIS_URL: redisUrl! });
-    b = await startApp('postgres', { REDIS_URL: redisUrl!, DATABASE_URL: a.config.databaseUrl! });
+    a = await startApp('postgres', env);
+    b = await startApp('postgres', { ...env, DATABASE_URL: a.config.databaseUrl! });
   });
   afterEach(async () => {
     await Promise.all(clients.splice(0).map((c) => c.dispose()));

@@ -3,6 +3,7 @@ import { print } from 'graphql';
 import { createClient, type Client } from 'graphql-ws';
 import { vi } from 'vitest';
 import WebSocket from 'ws';
+import { loadConfig, type RedisTarget } from '../../src/config.ts';
 import { graphql } from '../generated/index.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { checkReceived, liveEventProblems } from '../helpers/catalog.ts';
@@ -42,6 +43,38 @@ if (process.env.CI && !redisUrl) {
 if (!redisUrl) {
   console.warn('TEST_REDIS_URL is not set: the Redis live-event tests do not run');
 }
+
+/**
+ * Redis Cluster suites run when TEST_REDIS_CLUSTER_NODES (host:port,...) is set; CI sets it to
+ * the three masters of scripts/redis-cluster-local.sh.
+ */
+export const redisClusterNodes = process.env.TEST_REDIS_CLUSTER_NODES;
+if (process.env.CI && !redisClusterNodes) {
+  throw new Error('CI must set TEST_REDIS_CLUSTER_NODES: the Redis suites run on a cluster too');
+}
+if (!redisClusterNodes) {
+  console.warn('TEST_REDIS_CLUSTER_NODES is not set: the Redis Cluster tests do not run');
+}
+
+/** A Redis the suites share live events and limits through: one server, or a cluster. */
+export interface RedisVariant {
+  name: 'redis' | 'cluster';
+  /** The app's settings that point it there. */
+  env: Record<string, string>;
+  target: RedisTarget;
+}
+
+const variant = (name: RedisVariant['name'], env: Record<string, string>): RedisVariant => ({
+  name,
+  env,
+  target: loadConfig(env).redis!,
+});
+
+/** Every Redis the environment names: TEST_REDIS_URL, TEST_REDIS_CLUSTER_NODES. */
+export const redisVariants: RedisVariant[] = [
+  ...(redisUrl ? [variant('redis', { REDIS_URL: redisUrl })] : []),
+  ...(redisClusterNodes ? [variant('cluster', { REDIS_CLUSTER_NODES: redisClusterNodes })] : []),
+];
 
 export interface Received {
   eventId: string;

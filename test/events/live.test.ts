@@ -14,7 +14,7 @@ import {
   AccountEvents,
   createActivities,
   loggedIds,
-  redisUrl,
+  redisVariants,
   sse,
   subscribe,
   waitFor,
@@ -22,7 +22,7 @@ import {
   type WsClient,
 } from './live-helpers.ts';
 
-const buses = redisUrl ? (['memory', 'redis'] as const) : (['memory'] as const);
+const buses = ['memory', ...redisVariants.map((v) => v.name)] as const;
 const matrix = backends.flatMap((backend) => buses.map((bus) => [backend, bus] as const));
 
 /** Subscribes a client to an accessory's events, from `after` when given. */
@@ -53,7 +53,7 @@ describe.each(matrix)('live events on %s with the %s pub/sub', (backend, bus) =>
 
   beforeAll(async () => {
     t = await startApp(backend, {
-      ...(bus === 'redis' && { REDIS_URL: redisUrl! }),
+      ...redisVariants.find((v) => v.name === bus)?.env,
       LIVE_BUFFER_EVENTS: '32',
       LIVE_MAX_BUFFERED_BYTES: '65536',
       LIVE_MAX_CONNECTIONS_PER_SUBJECT: '3',

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MemoryBuckets, takeToken } from '../../src/limits/gcra.ts';
 import { RefusalPacer } from '../../src/limits/pacing.ts';
 import { RateLimiter } from '../../src/limits/rate.ts';
@@ -8,7 +8,8 @@ import { createMetrics } from '../../src/metrics.ts';
 import { backends, startApp, type TestApp } from '../helpers/app.ts';
 import { rest } from '../helpers/client.ts';
 import { seedAccessory } from '../helpers/fixtures.ts';
-import { redisUrl, wsClient } from '../events/live-helpers.ts';
+import { redisVariants, wsClient } from '../events/live-helpers.ts';
+import { scriptCalls } from '../helpers/redis-monitor.ts';
 
 const policy = { name: 'default', ratePerSecond: 50, burst: 100 };
 
@@ -258,9 +259,9 @@ describe('rate limits turned off', () => {
   });
 });
 
-describe.runIf(redisUrl)('rate limits shared through Redis', () => {
+describe.each(redisVariants)('rate limits shared through Redis ($name)', (redis) => {
   it('two instances take from one bucket', async () => {
-    const env = { RATE_LIMIT_RPS: '1', RATE_LIMIT_BURST: '4', REDIS_URL: redisUrl! };
+    const env = { RATE_LIMIT_RPS: '1', RATE_LIMIT_BURST: '4', ...redis.env };
     const [a, b] = await Promise.all([startApp('pglite', env), startApp('pglite', env)]);
     try {
       // A client unique to this run: the bucket lives in the shared Redis.
@@ -280,8 +281,8 @@ describe.runIf(redisUrl)('rate limits shared through Redis', () => {
     const logger = createLogger('silent');
     const limits = loadConfig({ RATE_LIMIT_RPS: '1' }).limits;
     const [a, b] = [
-      new RateLimiter(limits, redisUrl, logger, createMetrics()),
-      new RateLimiter(limits, redisUrl, logger, createMetrics()),
+      new RateLimiter(limits, redis.target, logger, createMetrics()),
+      new RateLimiter(limits, redis.target, logger, createMetrics()),
     ];
     try {
       await Promise.all([a.ready(), b.ready()]);
@@ -297,8 +298,32 @@ describe.runIf(redisUrl)('rate limits shared through Redis', () => {
     }
   });
 
+  it("takes a GraphQL request and its operation's cost in one Redis call", async () => {
+    const env = { RATE_LIMIT_RPS: '50', RATE_LIMIT_COST: '2500', ...redis.env };
+    const t = await startApp('pglite', env);
+    const client = `one-call-${crypto.randomUUID()}`;
+    const seen = await scriptCalls(redis.target, client);
+    try {
+      const { accessoryId } = await seedAccessory(t);
+      const token = await t.token(['activities_basic'], 'user-1', client);
+      for (let i = 0; i < 3; i++) {
+        const res = await postGraphql(
+          t.url,
+          token,
+          costly(accessoryId).replaceAll('first: 100', 'first: 1'),
+        );
+        expect(res.status).toBe(200);
+        expect(res.headers.get('ratelimit')).toMatch(/^"default";r=\d+/);
+      }
+      await vi.waitFor(() => expect(seen.calls()).toBe(3));
+    } finally {
+      seen.stop();
+      await t.close();
+    }
+  });
+
   it('two instances take GraphQL costs from one budget', async () => {
-    const env = { RATE_LIMIT_RPS: '50', RATE_LIMIT_COST: '2500', REDIS_URL: redisUrl! };
+    const env = { RATE_LIMIT_RPS: '50', RATE_LIMIT_COST: '2500', ...redis.env };
     const [a, b] = await Promise.all([startApp('pglite', env), startApp('pglite', env)]);
     try {
       const { accessoryId } = await seedAccessory(a);

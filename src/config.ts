@@ -15,6 +15,8 @@ export interface Config {
   databaseReadUrl: string | undefined;
   /** `DATABASE_READ_MAX_LAG_MS`: beyond this lag the read replica serves no listing reads. */
   databaseReadMaxLagMs: number;
+  /** `DATABASE_POOL_SIZE`: connections per pool at most (the main one and the listings'). */
+  databasePoolSize: number;
   /**
    * `DATABASE_DIRECT_URL`: the database itself when DATABASE_URL is a transaction pooler
    * (PgBouncer); the sessions a pooler cannot carry (migrations, LISTEN) connect here.
@@ -601,6 +603,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl: env.DATABASE_URL || undefined,
     databaseReadUrl: env.DATABASE_READ_URL || undefined,
     databaseReadMaxLagMs: intWithin(env, 'DATABASE_READ_MAX_LAG_MS', 5000, 100, 3_600_000),
+    databasePoolSize: intWithin(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
     databaseDirectUrl: directUrl(env),
     redis: redisTarget(env),
     logLevel: logLevel(env),

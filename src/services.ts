@@ -95,6 +95,7 @@ export async function buildReadServices(
     databaseUrl: config.databaseUrl,
     readUrl: config.databaseReadUrl,
     readMaxLagMs: config.databaseReadMaxLagMs,
+    poolSize: config.databasePoolSize,
     directUrl: config.databaseDirectUrl,
     embeddedDir: options.embeddedDir ?? embeddedDirectory(config.dataDir),
     logger,

@@ -40,7 +40,11 @@ describe.each(backends)('DATABASE_READ_URL on %s', (backend) => {
   let replica: { url: string; close(): Promise<void> };
   beforeAll(async () => {
     replica = await openReplica(backend);
-    t = await startApp(backend, { DATABASE_READ_URL: replica.url });
+    // PGlite serves one connection, one session: the listings' pool keeps to one.
+    t = await startApp(backend, {
+      DATABASE_READ_URL: replica.url,
+      ...(backend === 'pglite' && { DATABASE_POOL_SIZE: '1' }),
+    });
   });
   afterAll(async () => {
     await t?.close();

@@ -21,24 +21,31 @@ import { gql } from '../helpers/client.ts';
 import { ok, seedAccessory } from '../helpers/fixtures.ts';
 import { DeleteAccount, ReportMotion, UpdateActivity } from '../notifications/helpers.ts';
 
+/** What the live queries below select: the timeline's first page and the counts of a range. */
+graphql(`
+  fragment LiveViewer on Viewer {
+    activities(first: 5) {
+      edges {
+        node {
+          activityId
+          accessoryId
+          relevanceLevel
+          inProgress
+        }
+      }
+    }
+    activityCounts(from: $from, to: $to, bucket: DAY) {
+      buckets {
+        count
+      }
+    }
+  }
+`);
+
 const LiveTimeline = graphql(`
   query LiveTimeline($from: DateTime!, $to: DateTime!) @live {
     viewer {
-      activities(first: 5) {
-        edges {
-          node {
-            activityId
-            accessoryId
-            relevanceLevel
-            inProgress
-          }
-        }
-      }
-      activityCounts(from: $from, to: $to, bucket: DAY) {
-        buckets {
-          count
-        }
-      }
+      ...LiveViewer
     }
   }
 `);
@@ -46,21 +53,7 @@ const LiveTimeline = graphql(`
 const LiveTimelinePatches = graphql(`
   query LiveTimelinePatches($from: DateTime!, $to: DateTime!) @live(patch: true) {
     viewer {
-      activities(first: 5) {
-        edges {
-          node {
-            activityId
-            accessoryId
-            relevanceLevel
-            inProgress
-          }
-        }
-      }
-      activityCounts(from: $from, to: $to, bucket: DAY) {
-        buckets {
-          count
-        }
-      }
+      ...LiveViewer
     }
   }
 `);
@@ -69,21 +62,7 @@ const LiveTimelinePatches = graphql(`
 const Timeline = graphql(`
   query TimelineOnce($from: DateTime!, $to: DateTime!) {
     viewer {
-      activities(first: 5) {
-        edges {
-          node {
-            activityId
-            accessoryId
-            relevanceLevel
-            inProgress
-          }
-        }
-      }
-      activityCounts(from: $from, to: $to, bucket: DAY) {
-        buckets {
-          count
-        }
-      }
+      ...LiveViewer
     }
   }
 `);

@@ -11,6 +11,7 @@ import { createServer, type Server } from 'node:http';
 import net from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rectangle } from '../../src/zones/geometry.ts';
 import { backends, startApp, type TestApp } from '../helpers/app.ts';
 import { rest } from '../helpers/client.ts';
 import { ok, seedAccessories, seedActivities, UpsertAccount } from '../helpers/fixtures.ts';
@@ -178,12 +179,7 @@ describe.skipIf(!backends.includes('postgres'))('every statement the service run
           id: 'z1',
           name: 'Door',
           color: '#ff8800',
-          vertices: [
-            { x: 0, y: 0 },
-            { x: 0.5, y: 0 },
-            { x: 0.5, y: 1 },
-            { x: 0, y: 1 },
-          ],
+          vertices: rectangle(0, 0, 0.5, 1),
         },
       ],
     });

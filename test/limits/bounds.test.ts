@@ -446,6 +446,27 @@ describe.each(backends)('ids, cursors and numbers at their bounds on %s', (backe
         maxPerSecond: n,
       });
     }
+    // A document by its hash (persisted operations): the hash and version at and past their form.
+    for (const version of [1, 0, 2, '1', null, 1e308]) {
+      for (const sha256Hash of [
+        'a'.repeat(64),
+        'a'.repeat(63),
+        'a'.repeat(65),
+        'A'.repeat(64),
+        '',
+        12345,
+        null,
+      ]) {
+        const body = { variables: {}, extensions: { persistedQuery: { version, sha256Hash } } };
+        cases.push({
+          label: `GraphQL by hash: ${JSON.stringify(body.extensions)}`,
+          run: async () => {
+            const res = await rest(t.url, reader, 'POST', '/graphql', body);
+            return { status: res.status, codes: codesOf(res.body), text: JSON.stringify(res.body) };
+          },
+        });
+      }
+    }
     for (const timeZone of [
       'Mars/Olympus',
       '',

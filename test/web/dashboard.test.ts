@@ -13,6 +13,7 @@ import { rest } from '../helpers/client.ts';
 import { startApp, type TestApp } from '../helpers/app.ts';
 import { browserSuiteRuns, launchChromium } from '../helpers/browser.ts';
 import {
+  AssociateAccessory,
   CreateActivity,
   FinishActivity,
   ok,
@@ -30,6 +31,7 @@ describe.runIf(browserSuiteRuns('dashboard browser test'))('dashboard in Chromiu
   let page: Page;
   let outDir: string;
   let ingest: string;
+  let accountId: string;
   let accessoryId: string;
   let ids: string[];
   const pageErrors: string[] = [];
@@ -46,7 +48,7 @@ describe.runIf(browserSuiteRuns('dashboard browser test'))('dashboard in Chromiu
     process.env.WEB_DIST_DIR = outDir;
 
     t = await startApp('pglite');
-    ({ ingest, accessoryId } = await seedAccessory(t));
+    ({ ingest, accountId, accessoryId } = await seedAccessory(t));
     ids = await seedActivities(t, ingest, accessoryId, 30); // the page holds 20
     const clip = await makeClip();
     const newest = ids[ids.length - 1]!;
@@ -295,6 +297,77 @@ describe.runIf(browserSuiteRuns('dashboard browser test'))('dashboard in Chromiu
     expect(await enabled.textContent()).toContain(
       "receiver_enabled client-1's receiver https://hooks.example.com/clipgate enabled",
     );
+    expect(pageErrors).toEqual([]);
+  }, 60_000);
+
+  it("shows every camera's activities on one timeline, with its counts and live arrivals", async () => {
+    const { associateAccessory: second } = await ok(t, ingest, AssociateAccessory, {
+      accountId,
+      deviceId: 'camera-2',
+      name: 'Camera camera-2',
+    });
+    // Three activities among the first camera's newest ones, a minute apart.
+    const secondIds = await seedActivities(t, ingest, second.id, 3, 90_000);
+    await page.goto(`${t.url}/app`); // the token stays in this tab's sessionStorage
+    await page.getByRole('button', { name: 'Clear' }).click();
+    await page.getByRole('button', { name: /All cameras/ }).click();
+    await page.locator(`[data-accessory-id="${second.id}"]`).first().waitFor();
+
+    // The rows are the account timeline's first page, the second camera's among them.
+    const rows = () =>
+      page
+        .locator('[data-activity]')
+        .evaluateAll((els) =>
+          els.map(
+            (e) => `${e.getAttribute('data-activity')}:${e.getAttribute('data-accessory-id')}`,
+          ),
+        );
+    const timeline = await rest(
+      t.url,
+      await t.token(['activities_basic']),
+      'POST',
+      '/api/activities',
+      {
+        limit: 20,
+      },
+    );
+    const expected = timeline.body.activities.map(
+      (a: { activityId: string; accessoryId: string }) => `${a.activityId}:${a.accessoryId}`,
+    );
+    await expect.poll(rows).toEqual(expected);
+    for (const id of secondIds) expect(expected).toContain(`${id}:${second.id}`);
+    expect(await page.locator('.activity .camera', { hasText: 'Camera camera-2' }).count()).toBe(3);
+
+    // Every camera's counts: the first camera's 31 and the second's 3.
+    const counted = () =>
+      page
+        .locator('#counts .hour')
+        .evaluateAll((bars) =>
+          bars.reduce((sum, b) => sum + Number(b.getAttribute('data-count')), 0),
+        );
+    await expect.poll(counted).toBe(34);
+
+    // An activity of either camera arrives at the top, and in the counts.
+    await page.locator('#live.on').waitFor();
+    const { createActivity } = await ok(t, ingest, CreateActivity, {
+      accessoryId: second.id,
+      input: { relevanceLevel: 2 },
+    });
+    const row = page.locator(
+      `[data-activity="${createActivity.activityId}"][data-accessory-id="${second.id}"]`,
+    );
+    await row.waitFor();
+    expect((await rows())[0]).toBe(`${createActivity.activityId}:${second.id}`);
+    await expect.poll(counted, { timeout: 10_000 }).toBe(35);
+
+    // Selecting it shows its camera; an export needs one camera.
+    await row.click();
+    await page.locator('#facts dd', { hasText: 'Camera camera-2' }).waitFor();
+    await page.getByRole('button', { name: 'Export MP4' }).click();
+    await page
+      .locator('#export-status')
+      .getByText('Choose a camera to export its clips.')
+      .waitFor();
     expect(pageErrors).toEqual([]);
   }, 60_000);
 });

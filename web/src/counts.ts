@@ -1,8 +1,8 @@
 /**
- * Activities per hour over the last 24 hours of the selected accessory, as bars: a live query of
- * `viewer.activityCounts` (the server sends it again when an activity commits), in the browser's
- * time zone, so that each bar is one hour on the viewer's clock (a day with a clock change has 23
- * or 25 of them; the strip shows the last 24).
+ * Activities per hour over the last 24 hours of the selected accessory (or of all of them), as
+ * bars: a live query of `viewer.activityCounts` (the server sends it again when an activity
+ * commits), in the browser's time zone, so that each bar is one hour on the viewer's clock (a
+ * day with a clock change has 23 or 25 of them; the strip shows the last 24).
  */
 import { ApiError } from './api.ts';
 import { HourlyCounts } from './documents.ts';
@@ -46,21 +46,21 @@ export class HourlyChart {
     });
   }
 
-  /** Shows the counts of `accessoryId` up to the current hour, as they change. */
-  show(accessoryId: string): void {
+  /** Shows the counts of these accessories (null: all) up to the current hour, as they change. */
+  show(accessoryIds: string[] | null): void {
     clearTimeout(this.#timer);
     const end = new Date();
     end.setMinutes(60, 0, 0); // the start of the next hour, on the local clock
     const from = new Date(end.getTime() - HOURS * HOUR);
     this.#from = from.getTime();
     this.#live.start({
-      accessoryId,
+      accessoryIds,
       from: from.toISOString(),
       to: end.toISOString(),
       timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
     });
     // The next hour's strip is another query.
-    this.#timer = setTimeout(() => this.show(accessoryId), end.getTime() - Date.now());
+    this.#timer = setTimeout(() => this.show(accessoryIds), end.getTime() - Date.now());
   }
 
   #render(counts: Map<number, number>): void {

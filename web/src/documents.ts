@@ -32,6 +32,7 @@ export const Accessories = graphql(`
 export const ActivityFields = graphql(`
   fragment DashActivity on Activity {
     activityId
+    accessoryId
     startTime
     endTime
     inProgress
@@ -74,15 +75,33 @@ export const Activities = graphql(`
   }
 `);
 
+export const Timeline = graphql(`
+  query DashTimeline($first: Int, $after: String, $filter: String, $where: ActivityWhere) {
+    viewer {
+      activities(first: $first, after: $after, filter: $filter, where: $where) {
+        edges {
+          node {
+            ...DashActivity
+          }
+        }
+        pageInfo {
+          hasNextPage
+          endCursor
+        }
+      }
+    }
+  }
+`);
+
 export const HourlyCounts = graphql(`
-  query DashHourlyCounts($accessoryId: ID!, $from: DateTime!, $to: DateTime!, $timeZone: String)
+  query DashHourlyCounts($accessoryIds: [ID!], $from: DateTime!, $to: DateTime!, $timeZone: String)
   @live {
     viewer {
       activityCounts(
         from: $from
         to: $to
         bucket: HOUR
-        accessoryIds: [$accessoryId]
+        accessoryIds: $accessoryIds
         timeZone: $timeZone
       ) {
         buckets {
@@ -155,6 +174,29 @@ export const AccessoryEvents = graphql(`
       eventType
       eventData
       occurredAt
+    }
+  }
+`);
+
+export const AccountActivityEvents = graphql(`
+  subscription DashAccountActivityEvents($accountId: ID!, $after: String) {
+    accountEvents(
+      accountId: $accountId
+      eventTypes: [
+        activity_created
+        activity_updated
+        activity_finished
+        zones_saved
+        motion_started
+        motion_ended
+      ]
+      after: $after
+    ) {
+      eventId
+      eventType
+      eventData
+      occurredAt
+      accessoryId
     }
   }
 `);

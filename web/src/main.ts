@@ -1,6 +1,6 @@
 /**
- * The clipgate dashboard: accessories, an infinitely scrolling activity timeline with live
- * updates over graphql-ws, the selected activity's media with its zones, and the notification
+ * The clipgate dashboard: accessories, an infinitely scrolling activity timeline (of one
+ * accessory, or of all the account's) with live updates over graphql-ws, the selected activity's media with its zones, and the notification
  * delivery log. The token comes from the URL fragment (`#token=...`), never sent to the server,
  * and leaves the address bar at once (kept in sessionStorage for reloads), or from the form.
  */
@@ -8,6 +8,7 @@ import { ApiError, request, setToken } from './api.ts';
 import {
   Accessories,
   AccessoryEvents,
+  AccountActivityEvents,
   Activities,
   ExportUrl,
   EnableReceiver,
@@ -15,6 +16,7 @@ import {
   OneActivity,
   ReceiverEvents,
   Redeliver,
+  Timeline,
   Viewer,
   Zones,
 } from './documents.ts';
@@ -24,6 +26,7 @@ import type {
   DashAccessoriesQuery,
   DashActivityFragment,
   DashAccessoryEventsSubscription,
+  DashAccountActivityEventsSubscription,
   DashReceiverEventsSubscription,
 } from './generated/graphql.ts';
 import { HourlyChart } from './counts.ts';
@@ -33,12 +36,21 @@ import './styles.css';
 
 type Activity = DashActivityFragment;
 type LiveEvent = DashAccessoryEventsSubscription['accessoryEvents'];
+type AccountLiveEvent = DashAccountActivityEventsSubscription['accountEvents'];
 
 const PAGE = 20;
 
+/**
+ * A row's key: activity ids are an accessory's own, so the all-cameras timeline needs both. Keys
+ * order as the timeline does (newest first; one second's activities by accessory id).
+ */
+const keyOf = (a: { activityId: string; accessoryId: string }) =>
+  `${a.activityId}:${a.accessoryId}`;
+
 const state = {
   accountId: null as string | null,
-  accessoryId: undefined as string | undefined,
+  /** The timeline's accessory; null: all of the account's; undefined: none chosen yet. */
+  accessoryId: undefined as string | null | undefined,
   filter: '',
   where: undefined as ActivityWhere | undefined,
   /** Bumped whenever the accessory or the filter changes: late answers of the old one are dropped. */
@@ -46,6 +58,7 @@ const state = {
   cursor: undefined as string | undefined,
   hasMore: true,
   loading: false,
+  /** By row key (keyOf). */
   activities: new Map<string, Activity>(),
   rows: new Map<string, HTMLLIElement>(),
   selected: undefined as string | undefined,
@@ -131,7 +144,22 @@ async function loadAccessories(): Promise<void> {
     showError(`Accessories: ${describe(err)}`);
     return;
   }
+  if (all.length === 0) {
+    ul.replaceChildren(
+      h('li', { class: 'hint', text: 'No accessories yet: start the simulator.' }),
+    );
+    return;
+  }
+  for (const a of all) accessoryNames.set(a.id, a.name);
+  const everyone = h(
+    'button',
+    { type: 'button', class: 'accessory', 'data-accessory': '', 'aria-pressed': 'false' },
+    h('span', { class: 'name', text: 'All cameras' }),
+    h('span', { class: 'device', text: 'one timeline, newest first' }),
+  );
+  everyone.addEventListener('click', () => selectAccessory(null));
   ul.replaceChildren(
+    h('li', {}, everyone),
     ...all.map((a) => {
       const button = h(
         'button',
@@ -144,30 +172,37 @@ async function loadAccessories(): Promise<void> {
       return h('li', {}, button);
     }),
   );
-  if (all.length === 0) {
-    ul.append(h('li', { class: 'hint', text: 'No accessories yet: start the simulator.' }));
-    return;
-  }
   selectAccessory(all[0]!.id);
 }
 
-function selectAccessory(id: string): void {
+/** Shows one accessory's timeline, or (null) the timeline of all the account's accessories. */
+function selectAccessory(id: string | null): void {
   for (const b of document.querySelectorAll<HTMLButtonElement>('[data-accessory]')) {
-    b.setAttribute('aria-pressed', String(b.dataset.accessory === id));
+    b.setAttribute('aria-pressed', String(b.dataset.accessory === (id ?? '')));
   }
   state.accessoryId = id;
   state.selected = undefined;
   renderDetail(undefined);
-  live.start(id);
-  void loadZones(id);
-  chart.show(id);
+  if (id === null) {
+    live.stop();
+    accountLive.start(state.accountId!);
+    zones.clear();
+  } else {
+    accountLive.stop();
+    live.start(id);
+    void loadZones(id);
+  }
+  chart.show(id === null ? null : [id]);
   resetTimeline();
 }
 
+/** The accessory whose zones are being loaded, or are shown. */
+let zonesFor: string | undefined;
 async function loadZones(accessoryId: string): Promise<void> {
+  zonesFor = accessoryId;
   try {
     const { accessory } = await request(Zones, { accessoryId });
-    if (accessory && accessory.id === state.accessoryId) {
+    if (accessory && accessory.id === zonesFor) {
       zones.load(accessory.id, accessory.zones.zones);
     }
   } catch (err) {
@@ -191,20 +226,22 @@ function resetTimeline(): void {
 
 async function loadPage(): Promise<void> {
   const accessoryId = state.accessoryId;
-  if (!accessoryId || state.loading || !state.hasMore) return;
+  if (accessoryId === undefined || state.loading || !state.hasMore) return;
   const generation = state.generation;
   state.loading = true;
   listStatus.textContent = 'Loading…';
   try {
-    const { accessory } = await request(Activities, {
-      accessoryId,
+    const variables = {
       first: PAGE,
       after: state.cursor ?? null,
       filter: state.filter || null,
       where: state.where ?? null,
-    });
+    };
+    const page =
+      accessoryId === null
+        ? (await request(Timeline, variables)).viewer.activities
+        : (await request(Activities, { accessoryId, ...variables })).accessory?.activities;
     if (generation !== state.generation) return;
-    const page = accessory?.activities;
     for (const edge of page?.edges ?? []) upsert(edge.node);
     state.cursor = page?.pageInfo.endCursor ?? state.cursor;
     state.hasMore = page?.pageInfo.hasNextPage ?? false;
@@ -243,31 +280,36 @@ function recheckSentinel(): void {
 }
 
 function upsert(activity: Activity): void {
-  state.activities.set(activity.activityId, activity);
+  const key = keyOf(activity);
+  state.activities.set(key, activity);
   const row = renderRow(activity);
-  const old = state.rows.get(activity.activityId);
-  state.rows.set(activity.activityId, row);
+  const old = state.rows.get(key);
+  state.rows.set(key, row);
   if (old) {
     old.replaceWith(row);
   } else {
-    // Newest first: before the first row with a smaller id.
+    // Newest first: before the first row with a smaller key.
     const next = [...state.rows.entries()]
-      .filter(([id]) => id < activity.activityId)
+      .filter(([other]) => other < key)
       .sort(([a], [b]) => (a < b ? 1 : -1))[0];
     const before = next?.[1];
     if (before && before.isConnected) list.insertBefore(row, before);
     else list.append(row);
   }
-  if (state.selected === activity.activityId) renderDetail(activity);
+  if (state.selected === key) renderDetail(activity);
 }
 
-function remove(activityId: string): void {
-  state.activities.delete(activityId);
-  state.rows.get(activityId)?.remove();
-  state.rows.delete(activityId);
+function remove(key: string): void {
+  state.activities.delete(key);
+  state.rows.get(key)?.remove();
+  state.rows.delete(key);
 }
+
+/** Accessory names by id, for the rows of the all-cameras timeline. */
+const accessoryNames = new Map<string, string>();
 
 function renderRow(a: Activity): HTMLLIElement {
+  const key = keyOf(a);
   const thumb = a.media?.image
     ? h('img', { src: a.media.image, alt: '', width: 64, height: 48, loading: 'lazy' })
     : h('span', { class: 'no-thumb', text: 'no media' });
@@ -277,7 +319,8 @@ function renderRow(a: Activity): HTMLLIElement {
       type: 'button',
       class: 'activity',
       'data-activity': a.activityId,
-      'aria-pressed': String(state.selected === a.activityId),
+      'data-accessory-id': a.accessoryId,
+      'aria-pressed': String(state.selected === key),
     },
     h('span', { class: 'thumb' }, thumb),
     h(
@@ -295,12 +338,15 @@ function renderRow(a: Activity): HTMLLIElement {
           text: `relevance ${a.relevanceLevel}`,
         }),
         a.motionZones.length ? h('span', { text: a.motionZones.join(' ') }) : null,
+        state.accessoryId === null
+          ? h('span', { class: 'camera', text: accessoryNames.get(a.accessoryId) ?? a.accessoryId })
+          : null,
       ),
       h('span', { class: 'id', text: a.activityId }),
     ),
   );
-  button.addEventListener('click', () => void selectActivity(a.activityId));
-  return h('li', { 'data-id': a.activityId }, button);
+  button.addEventListener('click', () => void selectActivity(key));
+  return h('li', { 'data-id': key }, button);
 }
 
 $<HTMLFormElement>('filter-form').addEventListener('submit', (e) => {
@@ -338,7 +384,8 @@ async function exportTimeBox(): Promise<void> {
   const from = $<HTMLInputElement>('from').value;
   const to = $<HTMLInputElement>('to').value;
   const accessoryId = state.accessoryId;
-  if (!accessoryId) return;
+  if (accessoryId === undefined) return;
+  if (accessoryId === null) return say('Choose a camera to export its clips.');
   if (!from || !to) return say('Set From and To to export the clips between them.');
   const button = $<HTMLButtonElement>('export');
   button.disabled = true;
@@ -365,21 +412,23 @@ $<HTMLButtonElement>('export').addEventListener('click', () => void exportTimeBo
 
 // ---- selected activity ------------------------------------------------------------------------
 
-async function selectActivity(activityId: string): Promise<void> {
-  state.selected = activityId;
-  for (const [id, row] of state.rows) {
-    row.querySelector('button')?.setAttribute('aria-pressed', String(id === activityId));
+async function selectActivity(key: string): Promise<void> {
+  state.selected = key;
+  for (const [other, row] of state.rows) {
+    row.querySelector('button')?.setAttribute('aria-pressed', String(other === key));
   }
-  const known = state.activities.get(activityId);
+  const known = state.activities.get(key);
   renderDetail(known);
+  if (!known) return;
+  const { accessoryId, activityId } = known;
+  // On the all-cameras timeline, the zones are those of the activity's camera.
+  if (zonesFor !== accessoryId) void loadZones(accessoryId);
   // Fresh signed URLs: the listed ones may be close to expiring.
-  const accessoryId = state.accessoryId;
-  if (!accessoryId) return;
   try {
     const { accessory } = await request(OneActivity, { accessoryId, activityId });
     const fresh = accessory?.activity;
-    if (fresh && state.selected === activityId) {
-      state.activities.set(activityId, fresh);
+    if (fresh && state.selected === key) {
+      state.activities.set(key, fresh);
       renderDetail(fresh, true);
     }
   } catch (err) {
@@ -393,9 +442,9 @@ function renderDetail(a: Activity | undefined, force = false): void {
   const media = $<HTMLDivElement>('media');
   const facts = $<HTMLDListElement>('facts');
   zones.showCells(a?.objectLocations ?? []);
-  const key = a ? `${a.activityId}|${a.media?.mp4 ?? ''}|${a.media?.image ?? ''}` : '';
-  if (force || key !== shownMedia) {
-    shownMedia = key;
+  const shown = a ? `${keyOf(a)}|${a.media?.mp4 ?? ''}|${a.media?.image ?? ''}` : '';
+  if (force || shown !== shownMedia) {
+    shownMedia = shown;
     if (!a) media.replaceChildren(h('p', { class: 'no-media', text: 'Select an activity' }));
     else if (a.media?.mp4) {
       const video = h('video', {
@@ -408,9 +457,10 @@ function renderDetail(a: Activity | undefined, force = false): void {
       });
       video.addEventListener('error', () => {
         // An expired signature: fetch new URLs once.
-        if (state.selected === a.activityId && !retried.has(a.activityId)) {
-          retried.add(a.activityId);
-          void selectActivity(a.activityId);
+        const key = keyOf(a);
+        if (state.selected === key && !retried.has(key)) {
+          retried.add(key);
+          void selectActivity(key);
         }
       });
       media.replaceChildren(video);
@@ -425,6 +475,7 @@ function renderDetail(a: Activity | undefined, force = false): void {
     return;
   }
   const rows: [string, string][] = [
+    ['Camera', accessoryNames.get(a.accessoryId) ?? a.accessoryId],
     ['Activity', a.activityId],
     ['Start', formatTime(a.startTime)],
     ['End', a.endTime ? formatTime(a.endTime) : 'in progress'],
@@ -458,19 +509,41 @@ const live = new ResumingSubscription<DashAccessoryEventsSubscription, LiveEvent
   },
 });
 
+/**
+ * The account's activity events, for the all-cameras timeline; resumes like `live`. The server
+ * keeps its first page and counts exact; this keeps the rows shown up to date.
+ */
+const accountLive = new ResumingSubscription<
+  DashAccountActivityEventsSubscription,
+  AccountLiveEvent
+>({
+  document: AccountActivityEvents,
+  variables: (accountId, after) => ({ accountId, after }),
+  pick: (data) => data.accountEvents,
+  onEvent: (_accountId, event) => {
+    if (event.accessoryId) onEvent(event.accessoryId, event);
+  },
+  onReset: resetTimeline,
+  status: setLive,
+  refused: () => {
+    setLive('token rejected');
+    showError('The live connection was refused: the token is invalid or expired.');
+  },
+});
+
 const refreshing = new Map<string, boolean>();
-async function refreshActivity(activityId: string): Promise<void> {
+async function refreshActivity(accessoryId: string, activityId: string): Promise<void> {
+  const key = keyOf({ accessoryId, activityId });
   // One refresh per activity at a time; a change meanwhile refreshes it once more.
-  if (refreshing.has(activityId)) {
-    refreshing.set(activityId, true);
+  if (refreshing.has(key)) {
+    refreshing.set(key, true);
     return;
   }
-  refreshing.set(activityId, false);
+  refreshing.set(key, false);
   const generation = state.generation;
-  const accessoryId = state.accessoryId;
   try {
-    if (!accessoryId) return;
-    // This activity and newer ones that match the current filter and time box.
+    // This activity and newer ones of its accessory that match the current filter and time box
+    // (on the all-cameras timeline too: the others' are theirs to refresh).
     const { accessory } = await request(Activities, {
       accessoryId,
       since: activityId,
@@ -481,28 +554,28 @@ async function refreshActivity(activityId: string): Promise<void> {
     if (generation !== state.generation || !accessory) return;
     const nodes = accessory.activities.edges.map((e) => e.node);
     for (const node of nodes) upsert(node);
-    if (!nodes.some((n) => n.activityId === activityId)) remove(activityId);
+    if (!nodes.some((n) => n.activityId === activityId)) remove(key);
   } catch {
     // A failed refresh leaves the row as it was; the next event refreshes it again.
   } finally {
-    const again = refreshing.get(activityId);
-    refreshing.delete(activityId);
-    if (again) void refreshActivity(activityId);
+    const again = refreshing.get(key);
+    refreshing.delete(key);
+    if (again) void refreshActivity(accessoryId, activityId);
   }
 }
 
-function onEvent(accessoryId: string, event: LiveEvent): void {
+function onEvent(accessoryId: string, event: LiveEvent | AccountLiveEvent): void {
   const data = (event.eventData ?? {}) as Record<string, unknown>;
   switch (event.eventType) {
     case 'activity_created':
-      if (typeof data.activityId === 'string') void refreshActivity(data.activityId);
-      break;
     case 'activity_updated':
     case 'activity_finished':
-      if (typeof data.activityId === 'string') void refreshActivity(data.activityId);
+      if (typeof data.activityId === 'string') void refreshActivity(accessoryId, data.activityId);
       break;
     case 'zones_saved':
-      zones.load(accessoryId, (data.zones ?? []) as Parameters<typeof zones.load>[1], true);
+      if (accessoryId === zones.shown) {
+        zones.load(accessoryId, (data.zones ?? []) as Parameters<typeof zones.load>[1], true);
+      }
       break;
     case 'motion_started':
     case 'motion_ended': {

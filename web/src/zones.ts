@@ -45,7 +45,22 @@ export class ZoneEditor {
     this.dirty = false;
     this.renderForms();
     this.renderOverlay();
-    if (fromEvent) this.setStatus('Zones updated');
+    this.setStatus(fromEvent ? 'Zones updated' : '');
+  }
+
+  /** The accessory whose zones are shown (none on the all-cameras timeline until a pick). */
+  get shown(): string | undefined {
+    return this.accessoryId;
+  }
+
+  /** No accessory's zones: the all-cameras timeline before an activity is selected. */
+  clear(): void {
+    this.accessoryId = undefined;
+    this.zones = [];
+    this.dirty = false;
+    this.renderForms();
+    this.renderOverlay();
+    this.setStatus("Select an activity to see its camera's zones.");
   }
 
   /** The selected activity's object locations, drawn as grid cells. */
@@ -66,6 +81,7 @@ export class ZoneEditor {
   }
 
   private addZone(): void {
+    if (!this.accessoryId) return;
     const used = new Set(this.zones.map((z) => z.id));
     const id = ['z1', 'z2', 'z3', 'z4', 'z5'].find((z) => !used.has(z));
     if (!id) return this.setStatus('At most 5 zones', true);

@@ -106,7 +106,7 @@ export type DashAccessoriesQueryVariables = Exact<{
 
 export type DashAccessoriesQuery = { accessories: { edges: Array<{ node: { id: string, name: string, deviceId: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
 
-export type DashActivityFragment = { activityId: string, startTime: string, endTime: string | null, inProgress: boolean, playbackDuration: number | null, relevanceLevel: number, motionZones: Array<string>, objectLocations: Array<number>, media: { image: string | null, mp4: string | null, hls: string | null, mpd: string | null } | null };
+export type DashActivityFragment = { activityId: string, accessoryId: string, startTime: string, endTime: string | null, inProgress: boolean, playbackDuration: number | null, relevanceLevel: number, motionZones: Array<string>, objectLocations: Array<number>, media: { image: string | null, mp4: string | null, hls: string | null, mpd: string | null } | null };
 
 export type DashActivitiesQueryVariables = Exact<{
   accessoryId: string | number;
@@ -118,10 +118,20 @@ export type DashActivitiesQueryVariables = Exact<{
 }>;
 
 
-export type DashActivitiesQuery = { accessory: { id: string, activities: { edges: Array<{ node: { activityId: string, startTime: string, endTime: string | null, inProgress: boolean, playbackDuration: number | null, relevanceLevel: number, motionZones: Array<string>, objectLocations: Array<number>, media: { image: string | null, mp4: string | null, hls: string | null, mpd: string | null } | null } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null };
+export type DashActivitiesQuery = { accessory: { id: string, activities: { edges: Array<{ node: { activityId: string, accessoryId: string, startTime: string, endTime: string | null, inProgress: boolean, playbackDuration: number | null, relevanceLevel: number, motionZones: Array<string>, objectLocations: Array<number>, media: { image: string | null, mp4: string | null, hls: string | null, mpd: string | null } | null } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null };
+
+export type DashTimelineQueryVariables = Exact<{
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  filter?: string | null | undefined;
+  where?: ActivityWhere | null | undefined;
+}>;
+
+
+export type DashTimelineQuery = { viewer: { activities: { edges: Array<{ node: { activityId: string, accessoryId: string, startTime: string, endTime: string | null, inProgress: boolean, playbackDuration: number | null, relevanceLevel: number, motionZones: Array<string>, objectLocations: Array<number>, media: { image: string | null, mp4: string | null, hls: string | null, mpd: string | null } | null } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } };
 
 export type DashHourlyCountsQueryVariables = Exact<{
-  accessoryId: string | number;
+  accessoryIds?: Array<string | number> | string | number | null | undefined;
   from: string;
   to: string;
   timeZone?: string | null | undefined;
@@ -136,7 +146,7 @@ export type DashOneActivityQueryVariables = Exact<{
 }>;
 
 
-export type DashOneActivityQuery = { accessory: { id: string, activity: { activityId: string, startTime: string, endTime: string | null, inProgress: boolean, playbackDuration: number | null, relevanceLevel: number, motionZones: Array<string>, objectLocations: Array<number>, media: { image: string | null, mp4: string | null, hls: string | null, mpd: string | null } | null } | null } | null };
+export type DashOneActivityQuery = { accessory: { id: string, activity: { activityId: string, accessoryId: string, startTime: string, endTime: string | null, inProgress: boolean, playbackDuration: number | null, relevanceLevel: number, motionZones: Array<string>, objectLocations: Array<number>, media: { image: string | null, mp4: string | null, hls: string | null, mpd: string | null } | null } | null } | null };
 
 export type DashExportUrlQueryVariables = Exact<{
   accessoryId: string | number;
@@ -171,6 +181,14 @@ export type DashAccessoryEventsSubscriptionVariables = Exact<{
 
 
 export type DashAccessoryEventsSubscription = { accessoryEvents: { eventId: string, eventType: EventType, eventData: unknown, occurredAt: string } };
+
+export type DashAccountActivityEventsSubscriptionVariables = Exact<{
+  accountId: string | number;
+  after?: string | null | undefined;
+}>;
+
+
+export type DashAccountActivityEventsSubscription = { accountEvents: { eventId: string, eventType: EventType, eventData: unknown, occurredAt: string, accessoryId: string | null } };
 
 export type DashReceiverEventsSubscriptionVariables = Exact<{
   accountId: string | number;
@@ -222,6 +240,7 @@ export class TypedDocumentString<TResult, TVariables>
 export const DashActivityFragmentDoc = new TypedDocumentString(`
     fragment DashActivity on Activity {
   activityId
+  accessoryId
   startTime
   endTime
   inProgress
@@ -302,6 +321,7 @@ export const DashActivitiesDocument = new TypedDocumentString(`
 }
     fragment DashActivity on Activity {
   activityId
+  accessoryId
   startTime
   endTime
   inProgress
@@ -315,15 +335,48 @@ export const DashActivitiesDocument = new TypedDocumentString(`
     hls
     mpd
   }
-}`, {"hash":"sha256:1a016730e7d4ce856e5943f98455f41aadd02c2851ef556371fce81c5d1dba14"}) as unknown as TypedDocumentString<DashActivitiesQuery, DashActivitiesQueryVariables>;
+}`, {"hash":"sha256:e70639cdbc5ada38d58c5723db043a678243b28b5e8afba1c299c5eb587c389d"}) as unknown as TypedDocumentString<DashActivitiesQuery, DashActivitiesQueryVariables>;
+export const DashTimelineDocument = new TypedDocumentString(`
+    query DashTimeline($first: Int, $after: String, $filter: String, $where: ActivityWhere) {
+  viewer {
+    activities(first: $first, after: $after, filter: $filter, where: $where) {
+      edges {
+        node {
+          ...DashActivity
+        }
+      }
+      pageInfo {
+        hasNextPage
+        endCursor
+      }
+    }
+  }
+}
+    fragment DashActivity on Activity {
+  activityId
+  accessoryId
+  startTime
+  endTime
+  inProgress
+  playbackDuration
+  relevanceLevel
+  motionZones
+  objectLocations
+  media {
+    image
+    mp4
+    hls
+    mpd
+  }
+}`, {"hash":"sha256:35ef80beeeff0a03ccc62d3b2654bfe8da04ea4804f770a9021c2cf193d24833"}) as unknown as TypedDocumentString<DashTimelineQuery, DashTimelineQueryVariables>;
 export const DashHourlyCountsDocument = new TypedDocumentString(`
-    query DashHourlyCounts($accessoryId: ID!, $from: DateTime!, $to: DateTime!, $timeZone: String) @live {
+    query DashHourlyCounts($accessoryIds: [ID!], $from: DateTime!, $to: DateTime!, $timeZone: String) @live {
   viewer {
     activityCounts(
       from: $from
       to: $to
       bucket: HOUR
-      accessoryIds: [$accessoryId]
+      accessoryIds: $accessoryIds
       timeZone: $timeZone
     ) {
       buckets {
@@ -333,7 +386,7 @@ export const DashHourlyCountsDocument = new TypedDocumentString(`
     }
   }
 }
-    `, {"hash":"sha256:536c52614b1639e7457cbf95a098b54e8deb910a6fdbd1d6b3a2b5c668e8f9ce"}) as unknown as TypedDocumentString<DashHourlyCountsQuery, DashHourlyCountsQueryVariables>;
+    `, {"hash":"sha256:d0e0101847b56d4e975b9ee1fc4740ed78c396e2a00f926a07bb72af5a77a1ae"}) as unknown as TypedDocumentString<DashHourlyCountsQuery, DashHourlyCountsQueryVariables>;
 export const DashOneActivityDocument = new TypedDocumentString(`
     query DashOneActivity($accessoryId: ID!, $activityId: String!) {
   accessory(id: $accessoryId) {
@@ -345,6 +398,7 @@ export const DashOneActivityDocument = new TypedDocumentString(`
 }
     fragment DashActivity on Activity {
   activityId
+  accessoryId
   startTime
   endTime
   inProgress
@@ -358,7 +412,7 @@ export const DashOneActivityDocument = new TypedDocumentString(`
     hls
     mpd
   }
-}`, {"hash":"sha256:e577fe226738de25d27c3a1e3ed13cc0acaebda4110377292607c704ca6934a7"}) as unknown as TypedDocumentString<DashOneActivityQuery, DashOneActivityQueryVariables>;
+}`, {"hash":"sha256:76d928abd4ae871d184d167d97889c224224993ab8b2fd7879c5303a77de1d4d"}) as unknown as TypedDocumentString<DashOneActivityQuery, DashOneActivityQueryVariables>;
 export const DashExportUrlDocument = new TypedDocumentString(`
     query DashExportUrl($accessoryId: ID!, $start: DateTime!, $end: DateTime!) {
   accessory(id: $accessoryId) {
@@ -416,6 +470,21 @@ export const DashAccessoryEventsDocument = new TypedDocumentString(`
   }
 }
     `, {"hash":"sha256:f19a6675056c3441de48602daf6077e9dff858fc517cd4ae21068c3b374fedb1"}) as unknown as TypedDocumentString<DashAccessoryEventsSubscription, DashAccessoryEventsSubscriptionVariables>;
+export const DashAccountActivityEventsDocument = new TypedDocumentString(`
+    subscription DashAccountActivityEvents($accountId: ID!, $after: String) {
+  accountEvents(
+    accountId: $accountId
+    eventTypes: [activity_created, activity_updated, activity_finished, zones_saved, motion_started, motion_ended]
+    after: $after
+  ) {
+    eventId
+    eventType
+    eventData
+    occurredAt
+    accessoryId
+  }
+}
+    `, {"hash":"sha256:f208a58d540984f2bfcc5fb369e589b187465b777dbdeb731c2e1c18ac9caf5e"}) as unknown as TypedDocumentString<DashAccountActivityEventsSubscription, DashAccountActivityEventsSubscriptionVariables>;
 export const DashReceiverEventsDocument = new TypedDocumentString(`
     subscription DashReceiverEvents($accountId: ID!, $after: String) {
   accountEvents(

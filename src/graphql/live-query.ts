@@ -7,6 +7,7 @@ import {
   GraphQLDirective,
   GraphQLError,
   GraphQLNonNull,
+  type DocumentNode,
   type ExecutionArgs,
   type ExecutionResult,
 } from 'graphql';
@@ -18,6 +19,7 @@ import { StreamEnd, type LiveSubscription } from '../events/live/subscription.ts
 import { renewedContext, type GraphQLContext } from './builder.ts';
 import { requestError } from './errors.ts';
 import type { LiveCarrier } from './live.ts';
+import { resultJson, SharedExecution } from './shared-execution.ts';
 
 /**
  * Live queries: `query @live { ... }` over WebSocket or SSE answers the query's result, then
@@ -33,7 +35,10 @@ import type { LiveCarrier } from './live.ts';
  * events: the stream's filter (`accepts`) takes each one as it is delivered and marks the query
  * stale, so that no event waits in a queue. Each re-execution runs as the operation's first
  * did (the executor given to this plugin: graphql-jit, the caller's share of the instance, a
- * worker thread for a costly one), with the same caller and scopes and fresh loaders.
+ * worker thread for a costly one), with the same caller and scopes and fresh loaders. Live
+ * queries of the same document and variables by the same caller (subject, client and scopes:
+ * all a result depends on) share their re-executions on an instance: one per change, whatever
+ * their number.
  */
 
 export const liveDirective = new GraphQLDirective({
@@ -64,6 +69,7 @@ type Execute = (args: ExecutionArgs) => unknown;
 
 /** Runs `query @live` operations as live queries; after the plugins that wrap the executor. */
 export function liveQueries(options: LiveQueryOptions): Plugin<GraphQLContext & LiveCarrier> {
+  const shares = new Shares(options.minIntervalMs);
   return {
     onExecute({ args, executeFn, setExecuteFn }) {
       const operation = getOperationAST(args.document, args.operationName);
@@ -71,9 +77,52 @@ export function liveQueries(options: LiveQueryOptions): Plugin<GraphQLContext & 
       const live = getDirectiveValues(liveDirective, operation, args.variableValues ?? undefined);
       if (!live) return;
       const execute = executeFn as Execute;
-      setExecuteFn((execution) => startLiveQuery(execution, execute, live.patch === true, options));
+      setExecuteFn((execution) =>
+        startLiveQuery(execution, execute, live.patch === true, shares, options),
+      );
     },
   };
+}
+
+/** The shared executions of the instance's live queries, by query and caller. */
+class Shares {
+  readonly #byKey = new Map<string, SharedExecution>();
+  /** Parsed documents by identity (Yoga hands the same one for the same text). */
+  readonly #documents = new WeakMap<DocumentNode, number>();
+  #nextDocument = 0;
+
+  constructor(private readonly minIntervalMs: number) {}
+
+  /** The share of `execution`'s query and caller, taken by one more live query. */
+  take(execution: ExecutionArgs): { share: SharedExecution; release(): void } {
+    const { principal } = execution.contextValue as GraphQLContext;
+    let document = this.#documents.get(execution.document);
+    if (document === undefined) {
+      document = this.#nextDocument++;
+      this.#documents.set(execution.document, document);
+    }
+    const key = JSON.stringify([
+      document,
+      execution.operationName ?? null,
+      execution.variableValues ?? null,
+      principal.subject,
+      principal.clientId,
+      [...principal.scopes].sort(),
+    ]);
+    let share = this.#byKey.get(key);
+    if (!share) {
+      share = new SharedExecution(this.minIntervalMs);
+      this.#byKey.set(key, share);
+    }
+    share.users++;
+    const taken = share;
+    return {
+      share: taken,
+      release: () => {
+        if (--taken.users === 0 && this.#byKey.get(key) === taken) this.#byKey.delete(key);
+      },
+    };
+  }
 }
 
 /** True when the operation came over a stream: a WebSocket, or SSE. */
@@ -90,6 +139,7 @@ async function startLiveQuery(
   execution: ExecutionArgs,
   execute: Execute,
   patch: boolean,
+  shares: Shares,
   options: LiveQueryOptions,
 ): Promise<ExecutionResult | AsyncIterableIterator<ExecutionResult>> {
   const context = execution.contextValue as GraphQLContext & LiveCarrier;
@@ -125,7 +175,7 @@ async function startLiveQuery(
     await events.return();
     return first;
   }
-  query.begin(events, first);
+  query.begin(events, first, shares.take(execution));
   return query;
 }
 
@@ -144,20 +194,22 @@ interface Revision extends ExecutionResult {
 }
 
 /**
- * One live query's results: the first, then one execution whenever it is stale (an event came)
- * and its last execution started at least `minIntervalMs` ago; a result like the last one sent is
- * not sent. It executes only when its consumer asks for the next result, so that a consumer that
- * reads slowly gets fewer updates, never a queue of them. `return()` ends it at once, also while
- * it waits.
+ * One live query's results: the first, then, whenever it is stale (an event came), the result of
+ * an execution that started after the event: its share's (another live query of the same query
+ * and caller ran it), or one it runs itself once the share's last started `minIntervalMs` ago. A
+ * result like the last one sent is not sent. It takes a result only when its consumer asks for
+ * the next one, so that a consumer that reads slowly gets fewer updates, never a queue of them.
+ * `return()` ends it at once, also while it waits.
  */
 class LiveQuery implements AsyncIterableIterator<ExecutionResult> {
   #events: LiveSubscription | undefined;
   #first: ExecutionResult | undefined;
-  #stale = false;
+  #share: ReturnType<Shares['take']> | undefined;
+  /** When the last event not yet reflected in a result came; undefined: none. */
+  #changedAt: number | undefined;
   /** The account's stream ended: with an error to end with, or none. */
   #closing: { error: AppError | undefined } | undefined;
   #done = false;
-  #lastRun = 0;
   #wake: (() => void) | undefined;
   /** The last result sent, for telling a change: its JSON, or (patches) its data and errors. */
   #sent: string | undefined;
@@ -178,17 +230,17 @@ class LiveQuery implements AsyncIterableIterator<ExecutionResult> {
   take(event: LiveEvent): boolean {
     if (this.#done || unseen.has(event.eventType)) return false;
     this.options.metrics.liveQueryInvalidations.inc();
-    this.#stale = true;
+    this.#changedAt = performance.now();
     this.#wake?.();
     // It ends the account's stream (the subscription's own rule), and so the live query.
     return event.eventType === 'account_deleted';
   }
 
-  /** Starts with the first result, following the account's events. */
-  begin(events: LiveSubscription, first: ExecutionResult): void {
+  /** Starts with the first result, following the account's events, sharing `share`. */
+  begin(events: LiveSubscription, first: ExecutionResult, share: ReturnType<Shares['take']>): void {
     this.#events = events;
     this.#first = first;
-    this.#lastRun = performance.now();
+    this.#share = share;
     this.options.metrics.liveQueries.inc();
     void this.#follow(events);
   }
@@ -197,36 +249,43 @@ class LiveQuery implements AsyncIterableIterator<ExecutionResult> {
     const first = this.#first;
     if (first) {
       this.#first = undefined;
-      return { done: false, value: this.#update(first) ?? first };
+      return { done: false, value: this.#update(first, resultJson(first)) ?? first };
     }
+    const share = this.#share!.share;
     while (!this.#done) {
       const closing = this.#closing;
       if (closing?.error) {
         this.#finish();
         return { done: false, value: { errors: [requestError(closing.error)] } };
       }
-      if (!this.#stale) {
+      const changedAt = this.#changedAt;
+      if (changedAt === undefined) {
         if (closing) break;
         await this.#sleep();
         continue;
       }
-      const wait = this.#lastRun + this.options.minIntervalMs - performance.now();
-      if (wait > 0) {
-        await this.#sleep(wait);
-        continue;
+      let pending = share.covering(changedAt);
+      const ran = !pending;
+      if (!pending) {
+        const wait = share.wait();
+        if (wait > 0) {
+          await this.#sleep(wait);
+          continue;
+        }
+        pending = share.run(this.execute);
       }
-      this.#stale = false;
-      this.#lastRun = performance.now();
-      const result = await this.execute();
+      const { result, json } = await pending;
       if (this.#done) break;
-      const executions = this.options.metrics.liveQueryExecutions;
+      if (this.#changedAt === changedAt) this.#changedAt = undefined;
+      // The live query that ran it counts the execution.
+      const executions = ran ? this.options.metrics.liveQueryExecutions : undefined;
       if (result.data == null) {
-        executions.inc({ outcome: 'failed' });
+        executions?.inc({ outcome: 'failed' });
         this.#finish();
         return { done: false, value: result };
       }
-      const update = this.#update(result);
-      executions.inc({ outcome: update ? 'changed' : 'unchanged' });
+      const update = this.#update(result, json);
+      executions?.inc({ outcome: update ? 'changed' : 'unchanged' });
       if (update) return { done: false, value: update };
     }
     this.#finish();
@@ -257,12 +316,11 @@ class LiveQuery implements AsyncIterableIterator<ExecutionResult> {
     this.#wake?.();
   }
 
-  /** What to send for `result`: undefined when it is the same as the last one sent. */
-  #update(result: ExecutionResult): ExecutionResult | undefined {
+  /** What to send for `result` (`json`: its JSON): undefined when it is the last one sent. */
+  #update(result: ExecutionResult, json: string): ExecutionResult | undefined {
     const { data, errors, extensions } = result;
     const rest = { ...(errors && { errors }), ...(extensions && { extensions }) };
     if (!this.patch) {
-      const json = JSON.stringify({ data, ...rest });
       if (json === this.#sent) return undefined;
       this.#sent = json;
       return result;
@@ -301,6 +359,7 @@ class LiveQuery implements AsyncIterableIterator<ExecutionResult> {
     this.#wake?.();
     if (this.#events) {
       this.options.metrics.liveQueries.dec();
+      this.#share?.release();
       void this.#events.return();
     }
   }

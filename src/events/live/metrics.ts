@@ -47,7 +47,7 @@ export function liveMetrics(registry: Registry) {
     }),
     liveQueryExecutions: new Counter({
       name: 'clipgate_live_query_executions_total',
-      help: 'Executions of live queries after their first, by outcome: changed (an update was sent), unchanged (the same result: nothing was sent), failed (no data: the live query ended with its errors)',
+      help: 'Executions of live queries after their first (one that several share counts once), by outcome: changed (an update was sent), unchanged (the same result: nothing was sent), failed (no data: the live query ended with its errors)',
       labelNames: ['outcome'] as const,
       registers: [registry],
     }),

@@ -11,6 +11,13 @@ export const Viewer = graphql(`
   }
 `);
 
+export const PageFields = graphql(`
+  fragment DashPage on PageInfo {
+    hasNextPage
+    endCursor
+  }
+`);
+
 export const Accessories = graphql(`
   query DashAccessories($after: String) {
     accessories(first: 100, after: $after) {
@@ -22,8 +29,7 @@ export const Accessories = graphql(`
         }
       }
       pageInfo {
-        hasNextPage
-        endCursor
+        ...DashPage
       }
     }
   }
@@ -67,8 +73,7 @@ export const Activities = graphql(`
           }
         }
         pageInfo {
-          hasNextPage
-          endCursor
+          ...DashPage
         }
       }
     }
@@ -85,8 +90,7 @@ export const Timeline = graphql(`
           }
         }
         pageInfo {
-          hasNextPage
-          endCursor
+          ...DashPage
         }
       }
     }

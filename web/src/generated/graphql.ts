@@ -99,6 +99,8 @@ export type DashViewerQueryVariables = Exact<{ [key: string]: never; }>;
 
 export type DashViewerQuery = { viewer: { accountId: string | null, clientId: string, scopes: Array<string> } };
 
+export type DashPageFragment = { hasNextPage: boolean, endCursor: string | null };
+
 export type DashAccessoriesQueryVariables = Exact<{
   after?: string | null | undefined;
 }>;
@@ -237,6 +239,12 @@ export class TypedDocumentString<TResult, TVariables>
     return this.value;
   }
 }
+export const DashPageFragmentDoc = new TypedDocumentString(`
+    fragment DashPage on PageInfo {
+  hasNextPage
+  endCursor
+}
+    `, {"fragmentName":"DashPage"}) as unknown as TypedDocumentString<DashPageFragment, unknown>;
 export const DashActivityFragmentDoc = new TypedDocumentString(`
     fragment DashActivity on Activity {
   activityId
@@ -290,12 +298,14 @@ export const DashAccessoriesDocument = new TypedDocumentString(`
       }
     }
     pageInfo {
-      hasNextPage
-      endCursor
+      ...DashPage
     }
   }
 }
-    `, {"hash":"sha256:fb2444349ebe8729640e3334ee9f6b0140158aa934093b6715853b8ccd620b1c"}) as unknown as TypedDocumentString<DashAccessoriesQuery, DashAccessoriesQueryVariables>;
+    fragment DashPage on PageInfo {
+  hasNextPage
+  endCursor
+}`, {"hash":"sha256:6551cd3d0d09ffeb6699ee0bfd1a6993056bdb6d3f99bfe98e119ba7c7116f01"}) as unknown as TypedDocumentString<DashAccessoriesQuery, DashAccessoriesQueryVariables>;
 export const DashActivitiesDocument = new TypedDocumentString(`
     query DashActivities($accessoryId: ID!, $first: Int, $after: String, $since: String, $filter: String, $where: ActivityWhere) {
   accessory(id: $accessoryId) {
@@ -313,13 +323,16 @@ export const DashActivitiesDocument = new TypedDocumentString(`
         }
       }
       pageInfo {
-        hasNextPage
-        endCursor
+        ...DashPage
       }
     }
   }
 }
-    fragment DashActivity on Activity {
+    fragment DashPage on PageInfo {
+  hasNextPage
+  endCursor
+}
+fragment DashActivity on Activity {
   activityId
   accessoryId
   startTime
@@ -335,7 +348,7 @@ export const DashActivitiesDocument = new TypedDocumentString(`
     hls
     mpd
   }
-}`, {"hash":"sha256:e70639cdbc5ada38d58c5723db043a678243b28b5e8afba1c299c5eb587c389d"}) as unknown as TypedDocumentString<DashActivitiesQuery, DashActivitiesQueryVariables>;
+}`, {"hash":"sha256:6213deea2419c5867f2abd431c1961a78b7bb8d72aa3e2ff8bcf5bb67adb15ff"}) as unknown as TypedDocumentString<DashActivitiesQuery, DashActivitiesQueryVariables>;
 export const DashTimelineDocument = new TypedDocumentString(`
     query DashTimeline($first: Int, $after: String, $filter: String, $where: ActivityWhere) {
   viewer {
@@ -346,13 +359,16 @@ export const DashTimelineDocument = new TypedDocumentString(`
         }
       }
       pageInfo {
-        hasNextPage
-        endCursor
+        ...DashPage
       }
     }
   }
 }
-    fragment DashActivity on Activity {
+    fragment DashPage on PageInfo {
+  hasNextPage
+  endCursor
+}
+fragment DashActivity on Activity {
   activityId
   accessoryId
   startTime
@@ -368,7 +384,7 @@ export const DashTimelineDocument = new TypedDocumentString(`
     hls
     mpd
   }
-}`, {"hash":"sha256:35ef80beeeff0a03ccc62d3b2654bfe8da04ea4804f770a9021c2cf193d24833"}) as unknown as TypedDocumentString<DashTimelineQuery, DashTimelineQueryVariables>;
+}`, {"hash":"sha256:6f950294039f8b7e5758cd4507c3143999d45cedc5ecf9b41f97e3ede0d8271d"}) as unknown as TypedDocumentString<DashTimelineQuery, DashTimelineQueryVariables>;
 export const DashHourlyCountsDocument = new TypedDocumentString(`
     query DashHourlyCounts($accessoryIds: [ID!], $from: DateTime!, $to: DateTime!, $timeZone: String) @live {
   viewer {

@@ -360,9 +360,15 @@ describe.runIf(browserSuiteRuns('dashboard browser test'))('dashboard in Chromiu
     expect((await rows())[0]).toBe(`${createActivity.activityId}:${second.id}`);
     await expect.poll(counted, { timeout: 10_000 }).toBe(35);
 
-    // Selecting it shows its camera; an export needs one camera.
+    // Selecting an activity shows its camera and that camera's zones: the first camera's (the
+    // one selected before All cameras) has the zone saved above, the second's none. An export
+    // needs one camera.
+    await page.locator(`[data-accessory-id="${accessoryId}"]`).first().click();
+    await page.locator('#facts dd', { hasText: 'Camera camera-1' }).waitFor();
+    await page.locator('#zone-0-name').waitFor();
     await row.click();
     await page.locator('#facts dd', { hasText: 'Camera camera-2' }).waitFor();
+    await expect.poll(() => page.locator('#zones input').count()).toBe(0);
     await page.getByRole('button', { name: 'Export MP4' }).click();
     await page
       .locator('#export-status')

@@ -1,8 +1,9 @@
 /**
  * The clipgate dashboard: accessories, an infinitely scrolling activity timeline (of one
- * accessory, or of all the account's) with live updates over graphql-ws, the selected activity's media with its zones, and the notification
- * delivery log. The token comes from the URL fragment (`#token=...`), never sent to the server,
- * and leaves the address bar at once (kept in sessionStorage for reloads), or from the form.
+ * accessory, or of all the account's) with live updates over graphql-ws, the selected activity's
+ * media with its zones, and the notification delivery log. The token comes from the URL fragment
+ * (`#token=...`), never sent to the server, and leaves the address bar at once (kept in
+ * sessionStorage for reloads), or from the form.
  */
 import { ApiError, request, setToken } from './api.ts';
 import {
@@ -186,6 +187,7 @@ function selectAccessory(id: string | null): void {
   if (id === null) {
     live.stop();
     accountLive.start(state.accountId!);
+    zonesFor = undefined;
     zones.clear();
   } else {
     accountLive.stop();

@@ -93,6 +93,7 @@ export interface Database {
   /**
    * A pool of its own on the database (a transaction pooler's, when the service runs behind
    * one) with session settings (`-c name=value`); behind a pooler the settings are not sent.
+   * Its connections' failures are logged, never thrown, as the service's own pools'.
    */
   openPool(settings: PoolSettings): pg.Pool;
   /** For the start log: the embedded database's directory, or the server's URL (no credentials). */
@@ -323,7 +324,11 @@ async function finishOpen(
     noteWrite: (key) => replica?.noteWrite(key),
     replica,
     sessionUrl: directUrl ?? connectionString,
-    openPool: (settings) => newPool(connectionString, options, settings),
+    openPool: (settings) => {
+      const opened = newPool(connectionString, options, settings);
+      logConnectionErrors(opened, logger, settings.applicationName);
+      return opened;
+    },
     location,
     close: () =>
       (closed ??= (async () => {

@@ -103,4 +103,23 @@ describe.each(backends)('the database cut off on %s', (backend) => {
     proxy!.restore();
     await expect.poll(() => status('/readyz'), { timeout: 15_000, interval: 100 }).toBe(200);
   });
+
+  // The chaos suite once found this on the webhook dispatcher's own pool (a transaction of its
+  // recorder open when the database went away): every pool a part opens is covered.
+  it.runIf(backend === 'postgres')('survives it on a pool a part opens for itself', async () => {
+    const pool = t.app.services.db.openPool({ applicationName: 'clipgate-test' });
+    try {
+      const client = await pool.connect();
+      await client.query('BEGIN');
+      const lost = new Promise((resolve) => client.once('end', resolve));
+      proxy!.cut();
+      await lost;
+      expect(await status('/healthz')).toBe(200);
+      client.release(true);
+    } finally {
+      proxy!.restore();
+      await pool.end();
+    }
+    await expect.poll(() => status('/readyz'), { timeout: 15_000, interval: 100 }).toBe(200);
+  });
 });

@@ -110,9 +110,7 @@ export class Dispatcher {
 
   constructor(options: DispatcherOptions) {
     this.#logger = options.logger.child({ component: 'dispatcher', instance: this.#instanceId });
-    const { pool, end } = dispatcherPool(options.db, (err) =>
-      this.#logger.warn({ err }, 'idle dispatcher connection failed'),
-    );
+    const { pool, end } = dispatcherPool(options.db);
     this.#pool = pool;
     this.#endPool = end;
     this.#leaseMs = leaseMs(options.webhook.timeoutMs);

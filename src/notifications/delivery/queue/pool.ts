@@ -8,10 +8,7 @@ import type { Database } from '../../../storage/database.ts';
  * are written by the ingest transactions, durably. The embedded database has one connection,
  * shared.
  */
-export function dispatcherPool(
-  db: Database,
-  onIdleError: (err: Error) => void,
-): { pool: pg.Pool; end(): Promise<void> } {
+export function dispatcherPool(db: Database): { pool: pg.Pool; end(): Promise<void> } {
   if (db.kind !== 'postgres') return { pool: db.pool, end: async () => undefined };
   const pool = db.openPool({
     applicationName: 'clipgate-dispatcher',
@@ -21,6 +18,5 @@ export function dispatcherPool(
     // pending row each time instead of walking the due index in order.
     settings: { synchronous_commit: 'off', enable_bitmapscan: 'off' },
   });
-  pool.on('error', onIdleError);
   return { pool, end: () => pool.end() };
 }

@@ -38,7 +38,8 @@ export interface ReplicaReadsOptions {
  * caught up to. A read for a key (an account) that wrote after that time goes to the primary;
  * any other read goes to the standby, unless the standby is more than `maxLagMs` behind or does
  * not answer, when every read goes to the primary until it catches up. A replica that is not a
- * standby (its replayed position is null, e.g. a logical copy) cannot tell: every read goes there.
+ * standby (not in recovery: a logical copy, or a standby since promoted) cannot tell: every read
+ * goes there.
  */
 export class ReplicaReads {
   readonly #options: Required<ReplicaReadsOptions>;
@@ -46,7 +47,7 @@ export class ReplicaReads {
   #samples: { at: number; lsn: bigint }[] = [];
   #caughtUpTo: number;
   #inService = true;
-  /** Whether the replica is a standby (it has a replayed position); unknown before a check. */
+  /** Whether the replica is a standby (a server in recovery); unknown before a check. */
   #standby: boolean | undefined;
   readonly #lastWrite = new Map<string, number>();
   #timer: NodeJS.Timeout | undefined;
@@ -103,8 +104,10 @@ export class ReplicaReads {
       // A standby that stays behind for long: dropping the oldest positions only makes the time
       // it has caught up to later to reach, never early.
       if (this.#samples.length > MAX_SAMPLES) this.#samples.shift();
+      // A server out of recovery keeps the position its last recovery replayed to (a crash's,
+      // or a standby's before promotion): only a server in recovery is a standby.
       const replayed = await replica.query<{ lsn: string | null }>(
-        'SELECT pg_last_wal_replay_lsn()::text AS lsn',
+        'SELECT CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn()::text END AS lsn',
       );
       const lsn = replayed.rows[0]!.lsn;
       const position = lsn === null ? undefined : lsnValue(lsn);

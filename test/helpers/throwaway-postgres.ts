@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -14,7 +15,18 @@ export interface ThrowawayPostgres {
   dir: string;
   /** The URL of `database` on it. */
   url(database: string): string;
+  /** Stops it as a crash would (`-m immediate`) and starts it again: it starts by recovering. */
+  crash(): void;
   stop(): void;
+}
+
+/** A free port on loopback, for such a server. */
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 /** The binaries of the machine's newest PostgreSQL, or undefined without one. */
@@ -50,11 +62,17 @@ export function startThrowawayPostgres(
     '-c listen_addresses=127.0.0.1',
     ...Object.entries(settings).map(([name, value]) => `-c ${name}=${value}`),
   ].join(' ');
+  const start = () =>
+    asPostgres(`'${bin}/pg_ctl' -D '${data}' -l '${tmp}/postgres.log' -w start -o "${options}"`);
   asPostgres(`'${bin}/initdb' -D '${data}' -U postgres --auth=trust >/dev/null`);
-  asPostgres(`'${bin}/pg_ctl' -D '${data}' -l '${tmp}/postgres.log' -w start -o "${options}"`);
+  start();
   return {
     dir: tmp,
     url: (database) => `postgres://postgres@127.0.0.1:${port}/${database}`,
+    crash() {
+      asPostgres(`'${bin}/pg_ctl' -D '${data}' -m immediate -w stop >/dev/null`);
+      start();
+    },
     stop() {
       asPostgres(`'${bin}/pg_ctl' -D '${data}' -m fast -w stop >/dev/null`);
       rmSync(tmp, { recursive: true, force: true });

@@ -8,14 +8,18 @@
  * (TEST_DATABASE_URL): the embedded database has no pg_stat_statements.
  */
 import { createServer, type Server } from 'node:http';
-import net from 'node:net';
+import type net from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rectangle } from '../../src/zones/geometry.ts';
 import { backends, startApp, type TestApp } from '../helpers/app.ts';
 import { rest } from '../helpers/client.ts';
 import { ok, seedAccessories, seedActivities, UpsertAccount } from '../helpers/fixtures.ts';
-import { startThrowawayPostgres, type ThrowawayPostgres } from '../helpers/throwaway-postgres.ts';
+import {
+  freePort,
+  startThrowawayPostgres,
+  type ThrowawayPostgres,
+} from '../helpers/throwaway-postgres.ts';
 
 /** Tables whose rows belong to one account, and the columns that name it (or a part of it). */
 const ACCOUNT_TABLES = [
@@ -92,15 +96,6 @@ const EXCEPTIONS: { pattern: RegExp; why: string }[] = [
     why: "a migration's backfill, once per upgrade, over every account",
   },
 ];
-
-/** A free port on loopback, for the server of this file. */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 const tables = (sql: string) =>
   ACCOUNT_TABLES.filter((table) => new RegExp(`(^|[^\\w])"?${table}"?([^\\w]|$)`).test(sql));

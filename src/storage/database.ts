@@ -10,6 +10,7 @@ import { lockEmbedded } from './embedded-lock.ts';
 import { migrate } from './migrate.ts';
 import { createPartitionsAhead } from './partitions.ts';
 import { ReplicaReads } from './replica.ts';
+import { timestampTypes } from './timestamps.ts';
 
 export type Prisma = InstanceType<typeof PrismaClient>;
 
@@ -201,6 +202,8 @@ export interface PoolSettings {
   max?: number;
   /** Session settings, e.g. `{ synchronous_commit: 'off' }`. */
   settings?: Record<string, string>;
+  /** Type parsers of its clients; pg's by default. */
+  types?: pg.CustomTypesConfig;
 }
 
 /**
@@ -213,7 +216,7 @@ export interface PoolSettings {
 function newPool(
   connectionString: string,
   { directUrl }: Pick<DatabaseOptions, 'directUrl'>,
-  { applicationName, max, settings = {} }: PoolSettings,
+  { applicationName, max, settings = {}, types }: PoolSettings,
 ): pg.Pool {
   const options = Object.entries(settings)
     .map(([name, value]) => `-c ${name}=${value}`)
@@ -222,6 +225,7 @@ function newPool(
     connectionString,
     max: max ?? 10,
     application_name: applicationName,
+    ...(types && { types }),
     ...(directUrl ? { Client: UnnamedClient } : options && { options }),
     // A database that does not answer fails requests (503) instead of queueing them forever.
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
@@ -297,6 +301,7 @@ async function finishOpen(
           applicationName: 'clipgate-listing',
           max: options.poolSize,
           settings: { plan_cache_mode: 'force_generic_plan' },
+          types: timestampTypes,
         })
       : pool;
   if (readPool !== pool) {

@@ -1,0 +1,56 @@
+import pg from 'pg';
+
+const TIMESTAMPTZ = 1184;
+const parseAny = pg.types.getTypeParser(TIMESTAMPTZ, 'text') as (text: string) => Date;
+
+/** The number the decimal digits `text[from, to)` spell, NaN if one is not a digit. */
+function digits(text: string, from: number, to: number): number {
+  let n = 0;
+  for (let i = from; i < to; i++) {
+    const d = text.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return NaN;
+    n = n * 10 + d;
+  }
+  return n;
+}
+
+/**
+ * A `timestamptz` as PostgreSQL prints it in a UTC session (`2026-11-28 03:23:13.123456+00`),
+ * read by position: the same Date as pg's own parser, which runs a few regular expressions per
+ * value and is a visible share of a listing page's CPU (docs/performance.md). Any other form
+ * (another time zone, a year past 9999 or BC, infinity) goes to pg's parser.
+ */
+export function parseTimestamptz(text: string): Date {
+  const n = text.length;
+  if (
+    n >= 22 &&
+    text.charCodeAt(4) === 45 && // -
+    text.charCodeAt(10) === 32 && // space
+    text.endsWith('+00') &&
+    (n === 22 || (n >= 24 && n <= 29 && text.charCodeAt(19) === 46)) // .fraction
+  ) {
+    // Milliseconds: the fraction's first three digits (pg's parser truncates the same way).
+    const fraction = n === 22 ? 0 : digits(text, 20, Math.min(n - 3, 23));
+    const places = n === 22 ? 3 : Math.min(n - 23, 3);
+    const time = Date.UTC(
+      digits(text, 0, 4),
+      digits(text, 5, 7) - 1,
+      digits(text, 8, 10),
+      digits(text, 11, 13),
+      digits(text, 14, 16),
+      digits(text, 17, 19),
+      fraction * 10 ** (3 - places),
+    );
+    // Years below 100 are read as 19xx by Date.UTC: pg's parser corrects them.
+    if (!Number.isNaN(time) && text.charCodeAt(0) !== 48) return new Date(time);
+  }
+  return parseAny(text);
+}
+
+/** Type parsers for a pool whose rows carry timestamps: the fast one for `timestamptz`. */
+export const timestampTypes: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === TIMESTAMPTZ && format !== 'binary'
+      ? parseTimestamptz
+      : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
+};

@@ -1,5 +1,6 @@
 // The ceiling for bench/list: the same keyset query as the service's listing, through pg, served
-// by a bare Node HTTP handler with no auth, validation, GraphQL or REST layer.
+// by a bare Node HTTP handler with no auth, validation, GraphQL or REST layer; and at `/fixed`,
+// HTTP alone: the first page it served, again, without the database.
 import http from 'node:http';
 import pg from 'pg';
 
@@ -10,8 +11,15 @@ const SQL = `SELECT accessory_id AS "accessoryId", activity_id AS "activityId", 
   FROM activities WHERE accessory_id = $1 AND activity_id >= $2 AND activity_id < $3
   ORDER BY activity_id DESC LIMIT $4`;
 
+/** The first page it served: `/fixed` answers it again without the database (HTTP alone). */
+let fixed: string | undefined;
+
 const server = http.createServer(async (req, res) => {
   const url = new URL(req.url!, 'http://x');
+  if (url.pathname === '/fixed' && fixed !== undefined) {
+    res.writeHead(200, { 'content-type': 'application/json' }).end(fixed);
+    return;
+  }
   const { rows } = await pool.query(SQL, [
     url.searchParams.get('a'),
     '00000000T000000Z',
@@ -19,6 +27,7 @@ const server = http.createServer(async (req, res) => {
     21,
   ]);
   const body = JSON.stringify({ activities: rows.slice(0, 20) });
+  fixed ??= body;
   res.writeHead(200, { 'content-type': 'application/json' }).end(body);
 });
 server.listen(0, '127.0.0.1', () => {

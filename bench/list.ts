@@ -2,7 +2,8 @@
 // the local PostgreSQL. Prints req/s and p50/p99 for a 20-item page (first page and 10,000 deep)
 // over REST and GraphQL, per accessory and across the account (the timeline), the counts of 30
 // days by hour, beside the same keyset query straight through pg (the limit: no HTTP, no
-// GraphQL) and served by a bare Node HTTP handler, with the ratios, all measured in this one run.
+// GraphQL; as text, and prepared as the service runs it), served by a bare Node HTTP handler,
+// and HTTP alone, with the ratios, all measured in this one run.
 //
 //   npm run bench:list [-- --seconds 5 --concurrency 16 --warmup 3 --cpu-pairs 7]
 //   BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) names the server; the

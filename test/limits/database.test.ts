@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends, freshPostgres, startApp, type TestApp } from '../helpers/app.ts';
 import { rest } from '../helpers/client.ts';
@@ -50,6 +51,16 @@ describe.each(backends)('the database cut off on %s', (backend) => {
       body: JSON.stringify({ query }),
     });
   const status = async (path: string) => (await fetch(`${t.url}${path}`)).status;
+  /** Opens a transaction on `pool`, cuts the database away under it: the app stays up. */
+  async function loseInTransaction(pool: pg.Pool): Promise<void> {
+    const client = await pool.connect();
+    await client.query('BEGIN');
+    const lost = new Promise((resolve) => client.once('end', resolve));
+    proxy!.cut();
+    await lost;
+    expect(await status('/healthz')).toBe(200);
+    client.release(true);
+  }
 
   it('answers 503 UNAVAILABLE with Retry-After, never a 500, and recovers on its own', async () => {
     expect((await rest(t.url, reader, 'GET', '/api/accessories')).status).toBe(200);
@@ -93,13 +104,7 @@ describe.each(backends)('the database cut off on %s', (backend) => {
     // A connection checked out of the pool has no listener of the pool's: lost between two
     // statements (no query to fail), its 'error' would be an uncaught exception ending the
     // process (vitest reports it as an unhandled error), as the full suite once found here.
-    const client = await t.app.services.db.pool.connect();
-    await client.query('BEGIN');
-    const lost = new Promise((resolve) => client.once('end', resolve));
-    proxy!.cut();
-    await lost;
-    expect(await status('/healthz')).toBe(200);
-    client.release(true);
+    await loseInTransaction(t.app.services.db.pool);
     proxy!.restore();
     await expect.poll(() => status('/readyz'), { timeout: 15_000, interval: 100 }).toBe(200);
   });
@@ -109,13 +114,7 @@ describe.each(backends)('the database cut off on %s', (backend) => {
   it.runIf(backend === 'postgres')('survives it on a pool a part opens for itself', async () => {
     const pool = t.app.services.db.openPool({ applicationName: 'clipgate-test' });
     try {
-      const client = await pool.connect();
-      await client.query('BEGIN');
-      const lost = new Promise((resolve) => client.once('end', resolve));
-      proxy!.cut();
-      await lost;
-      expect(await status('/healthz')).toBe(200);
-      client.release(true);
+      await loseInTransaction(pool);
     } finally {
       proxy!.restore();
       await pool.end();

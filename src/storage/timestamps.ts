@@ -30,8 +30,7 @@ export function parseTimestamptz(text: string): Date {
     (n === 22 || (n >= 24 && n <= 29 && text.charCodeAt(19) === 46)) // .fraction
   ) {
     // Milliseconds: the fraction's first three digits (pg's parser truncates the same way).
-    const fraction = n === 22 ? 0 : digits(text, 20, Math.min(n - 3, 23));
-    const places = n === 22 ? 3 : Math.min(n - 23, 3);
+    const places = Math.min(Math.max(n - 23, 0), 3);
     const time = Date.UTC(
       digits(text, 0, 4),
       digits(text, 5, 7) - 1,
@@ -39,9 +38,9 @@ export function parseTimestamptz(text: string): Date {
       digits(text, 11, 13),
       digits(text, 14, 16),
       digits(text, 17, 19),
-      fraction * 10 ** (3 - places),
+      digits(text, 20, 20 + places) * 10 ** (3 - places),
     );
-    // Years below 100 are read as 19xx by Date.UTC: pg's parser corrects them.
+    // Years below 1000 (a leading 0) go to pg's parser: Date.UTC reads 0-99 as 19xx.
     if (!Number.isNaN(time) && text.charCodeAt(0) !== 48) return new Date(time);
   }
   return parseAny(text);

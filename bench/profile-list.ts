@@ -1,7 +1,10 @@
 // bench/profile-list: where the time of one listing page goes. Starts the service under the V8
 // CPU profiler on the data set bench/list loaded, drives one kind of page for a few seconds, and
 // prints the service's busy CPU time by layer: the self time of every sampled function, grouped
-// by its package or source folder.
+// by its package or source folder, and the bytes it allocated per page (V8's --trace-gc-nvp:
+// the sum of what each collection says was allocated since the one before, over the measured
+// seconds, divided by the pages answered in them; off by at most one young generation, a few MB)
+// and its CPU time per page (user and system, under the profiler).
 //
 //   npm run bench:list -- --database clipgate_bench_list     # loads the data set once
 //   npx tsx bench/profile-list.ts [--page graphql|graphql-hash|rest] [--seconds 5] [--concurrency 16]
@@ -11,11 +14,12 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import readline from 'node:readline';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { Pool } from 'undici';
 import { benchServer, listingEnv, readerToken } from './lib/dataset.ts';
-import { fmt, load, startServer } from './lib/load.ts';
+import { cpuMs, fmt, load, startServer } from './lib/load.ts';
 
 const { values } = parseArgs({
   options: {
@@ -44,7 +48,13 @@ const profileDir = await fs.mkdtemp(path.join(os.tmpdir(), 'clipgate-profile-'))
 const service = await startServer('src/main.ts', listingEnv(databaseUrl), [
   '--cpu-prof',
   `--cpu-prof-dir=${profileDir}`,
+  '--trace-gc-nvp',
 ]);
+let allocated = 0;
+readline.createInterface({ input: service.child.stdout! }).on('line', (line) => {
+  const m = / allocated=(\d+)/.exec(line);
+  if (m) allocated += Number(m[1]);
+});
 const http = new Pool(`http://127.0.0.1:${service.port}`, {
   connections: Number(values.concurrency),
 });
@@ -58,7 +68,7 @@ if (values.page === 'graphql-hash') {
   const res = await http.request({ method: 'POST', path: '/graphql', headers, body });
   await res.body.text();
 }
-const result = await load(Number(values.concurrency), Number(values.seconds) * 1000, async (i) => {
+const page = async (i: number) => {
   const [p, body] =
     values.page === 'rest'
       ? [`/api/accessories/${pick(i)}/activities`, { limit: 20 }]
@@ -68,11 +78,21 @@ const result = await load(Number(values.concurrency), Number(values.seconds) * 1
   const res = await http.request({ method: 'POST', path: p, headers, body: JSON.stringify(body) });
   const text = await res.body.text();
   if (res.statusCode !== 200) throw new Error(`${res.statusCode} ${text}`);
-});
+};
+const concurrency = Number(values.concurrency);
+await load(concurrency, 1000, page, 0); // warm-up
+allocated = 0;
+const cpuBefore = cpuMs(service.child.pid!);
+const result = await load(concurrency, Number(values.seconds) * 1000, page, 0);
+const cpuPerPage = (cpuMs(service.child.pid!) - cpuBefore) / result.requests;
+const allocatedPerPage = allocated / result.requests;
 await http.close();
 await service.stop();
 console.log(
   `${values.page} first page  ${fmt(result)}  (load average ${os.loadavg()[0]!.toFixed(2)})`,
+);
+console.log(
+  `allocated per page  ${(allocatedPerPage / 1024).toFixed(1)} KiB; CPU per page ${(cpuPerPage * 1000).toFixed(0)} µs (under the profiler)`,
 );
 
 interface ProfileNode {

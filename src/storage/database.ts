@@ -10,7 +10,7 @@ import { lockEmbedded } from './embedded-lock.ts';
 import { migrate } from './migrate.ts';
 import { createPartitionsAhead } from './partitions.ts';
 import { ReplicaReads } from './replica.ts';
-import { timestampTypes } from './timestamps.ts';
+import { listingTypes } from './row-parsers.ts';
 
 export type Prisma = InstanceType<typeof PrismaClient>;
 
@@ -301,7 +301,7 @@ async function finishOpen(
           applicationName: 'clipgate-listing',
           max: options.poolSize,
           settings: { plan_cache_mode: 'force_generic_plan' },
-          types: timestampTypes,
+          types: listingTypes,
         })
       : pool;
   if (readPool !== pool) {

@@ -1,6 +1,6 @@
 import pg from 'pg';
 
-const TIMESTAMPTZ = 1184;
+export const TIMESTAMPTZ = 1184;
 const parseAny = pg.types.getTypeParser(TIMESTAMPTZ, 'text') as (text: string) => Date;
 
 /** The number the decimal digits `text[from, to)` spell, NaN if one is not a digit. */
@@ -45,11 +45,3 @@ export function parseTimestamptz(text: string): Date {
   }
   return parseAny(text);
 }
-
-/** Type parsers for a pool whose rows carry timestamps: the fast one for `timestamptz`. */
-export const timestampTypes: pg.CustomTypesConfig = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === TIMESTAMPTZ && format !== 'binary'
-      ? parseTimestamptz
-      : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
-};

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseTimestamptz, timestampTypes } from '../../src/storage/timestamps.ts';
+import { listingTypes } from '../../src/storage/row-parsers.ts';
+import { parseTimestamptz } from '../../src/storage/timestamps.ts';
 
 const pgParse = pg.types.getTypeParser(1184, 'text') as (text: string) => Date;
 const two = (n: number) => String(n).padStart(2, '0');
@@ -56,13 +57,13 @@ describe('parseTimestamptz', () => {
 });
 
 // What the listing pool's clients read from the server, against pg's own parser.
-describe.runIf(process.env.TEST_DATABASE_URL)('timestampTypes on PostgreSQL', () => {
+describe.runIf(process.env.TEST_DATABASE_URL)("the listing pool's timestamps on PostgreSQL", () => {
   let fast: pg.Client;
   let plain: pg.Client;
   beforeAll(async () => {
     fast = new pg.Client({
       connectionString: process.env.TEST_DATABASE_URL,
-      types: timestampTypes,
+      types: listingTypes,
     });
     plain = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
     await Promise.all([fast.connect(), plain.connect()]);

@@ -22,7 +22,9 @@
 // `--concurrency` ingest loops creating activities (each create commits activity_finished of
 // the previous one and activity_created) for `--seconds`, deliveries counted at the receiver;
 // (3) latency: motion events reported at `--rate` per second, open loop, from the ingest call's
-// return (just after the commit) to the receiver's receipt.
+// return (just after the commit) to the receiver's receipt. The backlog drain also prints the CPU
+// time this process (the service runs in it) spent per delivery, beside what the bare loop spent
+// per request in it: a ratio that other work on the machine moves less than it moves the rates.
 import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -43,6 +45,11 @@ import { notificationHeaders } from '../src/notifications/signing.ts';
 import { met } from './lib/load.ts';
 
 const AUTH_KEY = 'bench-receiver-key-0123456789';
+/** User and system CPU time of this process since `start` (process.cpuUsage()), in µs. */
+const cpuSinceUs = (start: NodeJS.CpuUsage) => {
+  const { user, system } = process.cpuUsage(start);
+  return user + system;
+};
 const now = () => performance.timeOrigin + performance.now();
 
 const { values } = parseArgs({
@@ -221,8 +228,10 @@ async function runBench(): Promise<void> {
   await bareFor(1000, false);
   bareCount = 0;
   const bareStart = performance.now();
+  const bareCpuStart = process.cpuUsage();
   await bareFor(seconds * 1000, true);
   const bareRps = bareCount / ((performance.now() - bareStart) / 1000);
+  const bareCpuUs = cpuSinceUs(bareCpuStart) / bareCount;
   bareLatencies.sort((a, b) => a - b);
   await http.close();
   await sleep(100);
@@ -363,13 +372,15 @@ async function runBench(): Promise<void> {
         [perReceiver],
       );
       const drainStart = performance.now();
+      const cpuStart = process.cpuUsage();
       await services.db.pool.query("SELECT pg_notify('clipgate_deliveries', 'bench')");
       while (received - receivedBeforeDrain < backlogSize) await sleep(5);
       const rate = backlogSize / ((performance.now() - drainStart) / 1000);
+      const cpuUs = cpuSinceUs(cpuStart) / backlogSize;
       while ((await pendingCount()) > 0) await sleep(20);
-      return rate;
+      return { rate, cpuUs };
     };
-    const drainRate = await drain();
+    const { rate: drainRate, cpuUs: drainCpuUs } = await drain();
 
     // (3b) The same drain per signing mode, A B C C B A: HMAC, a rotation's overlap (two v1
     // signatures; rotated to the same key, so that the receiver's checks stay the same) and
@@ -404,7 +415,7 @@ async function runBench(): Promise<void> {
     ] as const) {
       for (const mode of order) {
         await setSigning(mode);
-        signingRates[mode].push(await drain());
+        signingRates[mode].push((await drain()).rate);
       }
     }
     const mean = (rates: number[]) => rates.reduce((a, b) => a + b, 0) / rates.length;
@@ -457,6 +468,9 @@ async function runBench(): Promise<void> {
     );
     console.log(
       `dispatcher draining a backlog of ${backlogSize}          ${f(drainRate).padStart(7)} deliveries/s   (${f(drainRate / bareRps, 2)} x bare)`,
+    );
+    console.log(
+      `  this process's CPU per delivery ${f(drainCpuUs)} µs, per bare request ${f(bareCpuUs)} µs (${f(drainCpuUs / bareCpuUs, 2)} x bare)`,
     );
     const rates = (mode: Signing) => signingRates[mode].map((r) => f(r)).join(', ');
     console.log(

@@ -13,12 +13,13 @@ const pgSmallint = pgParser(1005, 'text');
 
 /**
  * An element as PostgreSQL's array output prints it: NULL bare; quoted (with `"` and `\`
- * escaped) when empty, spelling NULL, or holding a delimiter, brace, quote, backslash or space.
+ * escaped) when empty, spelling NULL in any case, or holding a delimiter, brace, quote,
+ * backslash or ASCII white space (other white space stays bare).
  */
 const element = (e: string | null) =>
   e === null
     ? 'NULL'
-    : e === '' || e.toUpperCase() === 'NULL' || /[{},"\\\s]/.test(e)
+    : e === '' || e.toUpperCase() === 'NULL' || /[{},"\\ \t\n\r\v\f]/.test(e)
       ? `"${e.replace(/["\\]/g, '\\$&')}"`
       : e;
 const printed = <T>(elements: (T | null)[]) =>
@@ -28,7 +29,8 @@ const texts = fc.array(
   fc.option(
     fc.oneof(
       fc.string(),
-      fc.constantFrom('z1', 'NULL', 'null', 'a b', 'a,b', '{', '}', '"', '\\', ''),
+      fc.string({ unit: 'binary' }),
+      fc.constantFrom('z1', 'NULL', 'null', 'a b', 'a\u00a0b', 'a,b', '{', '}', '"', '\\', ''),
     ),
     { freq: 8 },
   ),

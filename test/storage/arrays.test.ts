@@ -1,15 +1,20 @@
 import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseSmallintArray, parseTextArray } from '../../src/storage/arrays.ts';
+import {
+  parseSmallintArray,
+  parseTextArray,
+  SMALLINT_ARRAY,
+  TEXT_ARRAY,
+} from '../../src/storage/arrays.ts';
 import { listingTypes } from '../../src/storage/row-parsers.ts';
 
 const pgParser = pg.types.getTypeParser as (
   oid: number,
   format: 'text',
 ) => (text: string) => unknown;
-const pgText = pgParser(1009, 'text');
-const pgSmallint = pgParser(1005, 'text');
+const pgText = pgParser(TEXT_ARRAY, 'text');
+const pgSmallint = pgParser(SMALLINT_ARRAY, 'text');
 
 /**
  * An element as PostgreSQL's array output prints it: NULL bare; quoted (with `"` and `\`

@@ -22,8 +22,9 @@
 // counts of the answers they get (served and refused) are the same either way. `--abusers-nice 0`
 // gives the rig without it.
 //
-// `--workers N` (with BENCH_DATABASE_URL) runs the instances with N GraphQL worker threads
-// (GRAPHQL_WORKERS), which execute the costly client's operations off the instance's event loop.
+// `--workers N` runs the instances with N GraphQL worker threads (GRAPHQL_WORKERS), which execute
+// the costly client's operations off the instance's event loop. Without it they run with the
+// service's default: one thread on PostgreSQL, none on the embedded database.
 //
 //   npm run bench:abuse [-- --seconds 10 --warmup 2 --flood 16 --costly 4 --floor --workers 1
 //     --abusers-nice 19]
@@ -48,7 +49,7 @@ const { values } = parseArgs({
     flood: { type: 'string', default: '16' },
     costly: { type: 'string', default: '4' },
     floor: { type: 'boolean', default: false },
-    workers: { type: 'string', default: '0' },
+    workers: { type: 'string' },
     'abusers-nice': { type: 'string', default: '19' },
   },
 });
@@ -56,7 +57,7 @@ if (values.floor && !process.env.BENCH_DATABASE_URL) {
   console.error('--floor runs two instances on one database: set BENCH_DATABASE_URL');
   process.exit(2);
 }
-if (values.workers !== '0' && !process.env.BENCH_DATABASE_URL) {
+if (values.workers !== undefined && values.workers !== '0' && !process.env.BENCH_DATABASE_URL) {
   console.error('--workers (GRAPHQL_WORKERS) needs PostgreSQL: set BENCH_DATABASE_URL');
   process.exit(2);
 }
@@ -86,7 +87,7 @@ async function instance() {
     AUTH_DEV_SECRET: SECRET,
     LOG_LEVEL: 'info',
     DATABASE_URL: databaseUrl ?? '',
-    GRAPHQL_WORKERS: values.workers,
+    ...(values.workers !== undefined && { GRAPHQL_WORKERS: values.workers }),
   });
   // A failed run must not leave the service running.
   process.on('exit', () => started.child.kill());
@@ -186,7 +187,7 @@ const page = (alias: string, filter: string) => `
     pageInfo { hasNextPage endCursor } } } } }`;
 const COSTLY = `{ ${page('a', 'relevanceLevel >= 0')} ${page('b', 'relevanceLevel >= 1')} ${page('c', 'relevanceLevel < 3')} }`;
 console.log(
-  `${databaseUrl ? 'PostgreSQL' : 'embedded database'}, Node ${process.version}, GRAPHQL_WORKERS ${values.workers}; ` +
+  `${databaseUrl ? 'PostgreSQL' : 'embedded database'}, Node ${process.version}, GRAPHQL_WORKERS ${values.workers ?? `${databaseUrl ? 1 : 0} (the default)`}; ` +
     `the polite client 20 requests a second, the abusers ${values.flood} flooding and ${values.costly} costly connections ` +
     `at nice ${values['abusers-nice']}; phases of ${seconds} s, the abusers' first ${warmupSeconds} s apart`,
 );

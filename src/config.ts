@@ -99,7 +99,10 @@ export interface LimitsConfig {
  * embedded database takes one.
  */
 export interface GraphQLWorkersConfig {
-  /** `GRAPHQL_WORKERS`: how many threads; 0 (the default): every operation on the event loop. */
+  /**
+   * `GRAPHQL_WORKERS`: how many threads; 0: every operation on the event loop. Default: 1 with
+   * DATABASE_URL, 0 on the embedded database (which cannot have them).
+   */
   threads: number;
   /** `GRAPHQL_WORKER_MIN_COST`: the cost from which a query runs on a thread (default 1000). */
   minCost: number;
@@ -636,7 +639,7 @@ export function loadConfig(env: Env = process.env): Config {
     media: mediaConfig(env),
     limits: limitsConfig(env),
     graphqlWorkers: {
-      threads: int(env, 'GRAPHQL_WORKERS', 0),
+      threads: int(env, 'GRAPHQL_WORKERS', env.DATABASE_URL ? 1 : 0),
       minCost: int(env, 'GRAPHQL_WORKER_MIN_COST', 1000),
       nice: niceSteps(env, 'GRAPHQL_WORKER_NICE', 10),
     },

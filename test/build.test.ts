@@ -84,7 +84,7 @@ describe('the production build', () => {
   }, 90_000);
 
   it.runIf(backends.includes('postgres'))(
-    'runs its GraphQL worker threads from the built module, on PostgreSQL',
+    'runs one GraphQL worker thread by default on PostgreSQL, from the built module',
     async () => {
       const db = await freshPostgres();
       const service = await startServiceProcess(
@@ -92,7 +92,6 @@ describe('the production build', () => {
         {
           DATA_DIR: path.join(out, 'data-workers'),
           DATABASE_URL: db.url,
-          GRAPHQL_WORKERS: '1',
           GRAPHQL_WORKER_MIN_COST: '1',
         },
         { cwd: out },
@@ -114,6 +113,9 @@ describe('the production build', () => {
       }
       // The start-up notices come from the instance, once: its thread repeats none of them.
       expect(service.lines.filter((l) => l.msg === 'media store')).toHaveLength(1);
+      expect(service.lines).toContainEqual(
+        expect.objectContaining({ msg: 'GraphQL worker threads', threads: 1 }),
+      );
       expect(service.lines.filter((l) => 'graphqlWorker' in l)).toEqual([]);
     },
     90_000,

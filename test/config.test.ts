@@ -10,6 +10,15 @@ const root = fileURLToPath(new URL('../', import.meta.url));
 const SECRET = 'clipgate-test-secret-0123456789abcdef'; // 37 bytes, as the tests use
 
 describe('loadConfig', () => {
+  it('runs one GraphQL worker thread by default on PostgreSQL, none on the embedded database', () => {
+    const url = 'postgres://clipgate@db.internal/clipgate';
+    expect(loadConfig({}).graphqlWorkers.threads).toBe(0);
+    expect(loadConfig({ DATABASE_URL: '' }).graphqlWorkers.threads).toBe(0);
+    expect(loadConfig({ DATABASE_URL: url }).graphqlWorkers.threads).toBe(1);
+    expect(loadConfig({ DATABASE_URL: url, GRAPHQL_WORKERS: '0' }).graphqlWorkers.threads).toBe(0);
+    expect(loadConfig({ DATABASE_URL: url, GRAPHQL_WORKERS: '3' }).graphqlWorkers.threads).toBe(3);
+  });
+
   it('takes GRAPHQL_WORKER_NICE as steps of nice, 0-19, and refuses others naming it', () => {
     expect(loadConfig({}).graphqlWorkers.nice).toBe(10);
     expect(loadConfig({ GRAPHQL_WORKER_NICE: '0' }).graphqlWorkers.nice).toBe(0);

@@ -94,6 +94,9 @@ export async function startApp(
     // A loaded test machine stalls for longer than OVERLOAD_LAG_MS now and then; a shed request
     // would fail an unrelated test. test/limits/overload.test.ts sets its own.
     OVERLOAD_LAG_MS: '0',
+    // A thread on every PostgreSQL app would cost each suite its start and its memory; the tests
+    // of the threads (and of their default, test/build.test.ts) ask for them.
+    GRAPHQL_WORKERS: '0',
     ...(pgdb && { DATABASE_URL: pgdb.url }),
     ...(directUrl && { DATABASE_DIRECT_URL: directUrl }),
     ...env,

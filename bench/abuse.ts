@@ -39,6 +39,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { Agent, request } from 'undici';
 import { signDevToken } from '../src/accounts/auth.ts';
+import { loadConfig } from '../src/config.ts';
 import type { AbuseCommand, AbuseReport } from './abuse-load.ts';
 import { cpuMs, startServer } from './lib/load.ts';
 
@@ -186,8 +187,13 @@ const page = (alias: string, filter: string) => `
       playbackDuration motionZones objectLocations } }
     pageInfo { hasNextPage endCursor } } } } }`;
 const COSTLY = `{ ${page('a', 'relevanceLevel >= 0')} ${page('b', 'relevanceLevel >= 1')} ${page('c', 'relevanceLevel < 3')} }`;
+// The threads the instances run, as the service reads its settings.
+const { threads } = loadConfig({
+  DATABASE_URL: databaseUrl ?? '',
+  ...(values.workers !== undefined && { GRAPHQL_WORKERS: values.workers }),
+}).graphqlWorkers;
 console.log(
-  `${databaseUrl ? 'PostgreSQL' : 'embedded database'}, Node ${process.version}, GRAPHQL_WORKERS ${values.workers ?? `${databaseUrl ? 1 : 0} (the default)`}; ` +
+  `${databaseUrl ? 'PostgreSQL' : 'embedded database'}, Node ${process.version}, GRAPHQL_WORKERS ${threads}${values.workers === undefined ? ' (the default)' : ''}; ` +
     `the polite client 20 requests a second, the abusers ${values.flood} flooding and ${values.costly} costly connections ` +
     `at nice ${values['abusers-nice']}; phases of ${seconds} s, the abusers' first ${warmupSeconds} s apart`,
 );

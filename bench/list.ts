@@ -116,7 +116,10 @@ async function post(http: Pool, path: string, body: unknown): Promise<void> {
     body: JSON.stringify(body),
   });
   const text = await res.body.text();
-  if (res.statusCode !== 200) throw new Error(`${path}: ${res.statusCode} ${text}`);
+  // A GraphQL refusal comes with 200 too: an answer with errors is no page.
+  if (res.statusCode !== 200 || text.includes('"errors"')) {
+    throw new Error(`${path}: ${res.statusCode} ${text}`);
+  }
 }
 
 const PAGE = `query Page($id: ID!, $after: String) { accessory(id: $id) { activities(first: 20, after: $after) {

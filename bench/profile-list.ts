@@ -77,7 +77,8 @@ const page = async (i: number) => {
         : ['/graphql', { query: PAGE, variables: { id: pick(i) } }];
   const res = await http.request({ method: 'POST', path: p, headers, body: JSON.stringify(body) });
   const text = await res.body.text();
-  if (res.statusCode !== 200) throw new Error(`${res.statusCode} ${text}`);
+  if (res.statusCode !== 200 || text.includes('"errors"'))
+    throw new Error(`${res.statusCode} ${text}`);
 };
 const concurrency = Number(values.concurrency);
 await load(concurrency, 1000, page, 0); // warm-up

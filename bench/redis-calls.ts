@@ -1,14 +1,13 @@
 /**
  * Redis calls per request: starts a Redis of its own (`--redis-port`, no persistence) and the
- * service on it (the embedded database; `--service` names another checkout to measure, e.g. an
- * older commit), sends `--requests` GraphQL queries and as many REST listings, and prints the
- * commands Redis ran for each kind (INFO commandstats, before and after: nothing else talks to
- * this Redis), and which.
+ * service on it (the embedded database; BENCH_SERVICE_DIR runs another checkout's, e.g. an older
+ * commit: lib/load.ts), sends `--requests` GraphQL queries and as many REST listings, and prints
+ * the commands Redis ran for each kind (INFO commandstats, before and after: nothing else talks
+ * to this Redis), and which.
  *
- *   npm run bench:redis-calls -- [--requests 200] [--redis-port 7390] [--service <checkout>]
+ *   npm run bench:redis-calls -- [--requests 200] [--redis-port 7390]
  */
 import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,7 +20,6 @@ const { values } = parseArgs({
   options: {
     requests: { type: 'string', default: '200' },
     'redis-port': { type: 'string', default: '7390' },
-    service: { type: 'string', default: path.resolve(import.meta.dirname, '..') },
   },
 });
 const requests = Number(values.requests);
@@ -34,13 +32,13 @@ const redisServer = spawn(
   { stdio: 'ignore' },
 );
 process.on('exit', () => redisServer.kill('SIGTERM'));
-// It reconnects until the server listens.
+// It reconnects until the server listens (events.once would reject at the first refusal).
 const redis = new Redis({ port: redisPort });
 redis.on('error', () => {});
-await once(redis, 'ready');
+await new Promise((resolve) => redis.once('ready', resolve));
 const dataDir = await mkdtemp(path.join(os.tmpdir(), 'clipgate-redis-calls-'));
 const service = await startServer(
-  path.join(values.service, 'src/main.ts'),
+  'src/main.ts',
   {
     PORT: '0',
     DATA_DIR: dataDir,

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { getHeapStatistics } from 'node:v8';
 import type { SpanExporter } from '@opentelemetry/sdk-trace';
 import { StartError } from './start-error.ts';
 
@@ -221,6 +222,15 @@ export interface LiveConfig {
    * (`query @live`); the events of the account meanwhile are taken together into one.
    */
   queryMinIntervalMs: number;
+  /** `LIVE_QUERY_MAX_PER_CALLER`: live queries one token subject and client may run on an instance. */
+  queryMaxPerCaller: number;
+  /**
+   * `LIVE_QUERY_MAX_BYTES_PER_CALLER`: what the results their live queries keep may take
+   * together (each one's last result, as JSON), per token subject and client.
+   */
+  queryMaxBytesPerCaller: number;
+  /** `LIVE_QUERY_MAX_BYTES`: the same for every caller together (default: 1/16 of the V8 heap). */
+  queryMaxBytes: number;
 }
 
 export type AuthConfig =
@@ -634,6 +644,21 @@ export function loadConfig(env: Env = process.env): Config {
       keepAliveMs: int(env, 'LIVE_KEEPALIVE_MS', 12_000),
       checkMs: intWithin(env, 'LIVE_CHECK_MS', 1000, 100, 60_000),
       queryMinIntervalMs: intWithin(env, 'LIVE_QUERY_MIN_INTERVAL_MS', 1000, 50, 60_000),
+      queryMaxPerCaller: intWithin(env, 'LIVE_QUERY_MAX_PER_CALLER', 20, 1, 100_000),
+      queryMaxBytesPerCaller: intWithin(
+        env,
+        'LIVE_QUERY_MAX_BYTES_PER_CALLER',
+        8 * 1024 * 1024,
+        1,
+        Number.MAX_SAFE_INTEGER,
+      ),
+      queryMaxBytes: intWithin(
+        env,
+        'LIVE_QUERY_MAX_BYTES',
+        Math.floor(getHeapStatistics().heap_size_limit / 16),
+        1,
+        Number.MAX_SAFE_INTEGER,
+      ),
     },
     publicBaseUrl: publicBaseUrl(env),
     media: mediaConfig(env),

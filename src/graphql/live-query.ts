@@ -14,12 +14,14 @@ import {
 import type { Plugin } from 'graphql-yoga';
 import { AppError, invalidArgument } from '../errors.ts';
 import type { LiveMetrics } from '../events/live/metrics.ts';
+import type { LiveQueryHolding, LiveQueryMemory } from '../events/live/query-memory.ts';
 import type { LiveEvent } from '../events/live/stream.ts';
 import { StreamEnd, type LiveSubscription } from '../events/live/subscription.ts';
+import { callerOf } from '../limits/rate.ts';
 import { renewedContext, type GraphQLContext } from './builder.ts';
 import { requestError } from './errors.ts';
 import type { LiveCarrier } from './live.ts';
-import { resultJson, SharedExecution } from './shared-execution.ts';
+import { resultJson, SharedExecution, type SharedResult } from './shared-execution.ts';
 
 /**
  * Live queries: `query @live { ... }` over WebSocket or SSE answers the query's result, then
@@ -39,6 +41,10 @@ import { resultJson, SharedExecution } from './shared-execution.ts';
  * queries of the same document and variables by the same caller (subject, client and scopes:
  * all a result depends on) share their re-executions on an instance: one per change, whatever
  * their number.
+ *
+ * Each live query keeps its last result, so its caller owns that memory (`memory`,
+ * LiveQueryMemory): a new live query is refused past the caller's number or bytes, or the
+ * instance's bytes, and a result that grows past them ends its own live query.
  */
 
 export const liveDirective = new GraphQLDirective({
@@ -62,6 +68,8 @@ const unseen: ReadonlySet<string> = new Set(['motion_started', 'motion_ended']);
 export interface LiveQueryOptions {
   /** LIVE_QUERY_MIN_INTERVAL_MS. */
   minIntervalMs: number;
+  /** What live queries keep, per caller and in all (LIVE_QUERY_MAX_*). */
+  memory: LiveQueryMemory;
   metrics: Pick<LiveMetrics, 'liveQueries' | 'liveQueryInvalidations' | 'liveQueryExecutions'>;
 }
 
@@ -152,6 +160,7 @@ async function startLiveQuery(
   };
   const query = new LiveQuery(() => run(renewedContext(context)), patch, options);
   let events: LiveSubscription;
+  let holding: LiveQueryHolding;
   try {
     if (!streamed(context)) {
       throw invalidArgument(
@@ -162,21 +171,39 @@ async function startLiveQuery(
     // The stream of the account's events, as accountEvents needs.
     context.require('activities_basic');
     const account = await context.ownAccount();
-    events = await context.openLive({
-      stream: { kind: 'account', accountId: account.accountId },
-      accepts: (event) => query.take(event),
-    });
+    holding = options.memory.open(callerOf(context.principal));
+    try {
+      events = await context.openLive({
+        stream: { kind: 'account', accountId: account.accountId },
+        accepts: (event) => query.take(event),
+      });
+    } catch (err) {
+      holding.close();
+      throw err;
+    }
   } catch (err) {
-    return { errors: [err instanceof AppError ? requestError(err) : asGraphQLError(err)] };
+    return { errors: [refusal(err)] };
   }
   // After the stream opened: what commits from now on makes this result stale.
   const first = await run(context);
-  if (first.data == null) {
+  const refused = async (result: ExecutionResult) => {
+    holding.close();
     await events.return();
-    return first;
+    return result;
+  };
+  if (first.data == null) return refused(first);
+  const json = resultJson(first);
+  try {
+    holding.keep(Buffer.byteLength(json));
+  } catch (err) {
+    return refused({ errors: [refusal(err)] });
   }
-  query.begin(events, first, shares.take(execution));
+  query.begin(events, { result: first, json }, shares.take(execution), holding);
   return query;
+}
+
+function refusal(err: unknown): GraphQLError {
+  return err instanceof AppError ? requestError(err) : asGraphQLError(err);
 }
 
 function asGraphQLError(err: unknown): GraphQLError {
@@ -203,8 +230,10 @@ interface Revision extends ExecutionResult {
  */
 class LiveQuery implements AsyncIterableIterator<ExecutionResult> {
   #events: LiveSubscription | undefined;
-  #first: ExecutionResult | undefined;
+  #first: SharedResult | undefined;
   #share: ReturnType<Shares['take']> | undefined;
+  /** Its place in LiveQueryMemory: the size of the last result it took. */
+  #holding: LiveQueryHolding | undefined;
   /** When the last event not yet reflected in a result came; undefined: none. */
   #changedAt: number | undefined;
   /** The account's stream ended: with an error to end with, or none. */
@@ -236,11 +265,20 @@ class LiveQuery implements AsyncIterableIterator<ExecutionResult> {
     return event.eventType === 'account_deleted';
   }
 
-  /** Starts with the first result, following the account's events, sharing `share`. */
-  begin(events: LiveSubscription, first: ExecutionResult, share: ReturnType<Shares['take']>): void {
+  /**
+   * Starts with the first result, following the account's events, sharing `share`, keeping its
+   * results in `holding`.
+   */
+  begin(
+    events: LiveSubscription,
+    first: SharedResult,
+    share: ReturnType<Shares['take']>,
+    holding: LiveQueryHolding,
+  ): void {
     this.#events = events;
     this.#first = first;
     this.#share = share;
+    this.#holding = holding;
     this.options.metrics.liveQueries.inc();
     void this.#follow(events);
   }
@@ -249,7 +287,7 @@ class LiveQuery implements AsyncIterableIterator<ExecutionResult> {
     const first = this.#first;
     if (first) {
       this.#first = undefined;
-      return { done: false, value: this.#update(first, resultJson(first)) ?? first };
+      return { done: false, value: this.#update(first.result, first.json) ?? first.result };
     }
     const share = this.#share!.share;
     while (!this.#done) {
@@ -283,6 +321,14 @@ class LiveQuery implements AsyncIterableIterator<ExecutionResult> {
         executions?.inc({ outcome: 'failed' });
         this.#finish();
         return { done: false, value: result };
+      }
+      try {
+        this.#holding!.keep(Buffer.byteLength(json));
+      } catch (err) {
+        // Past the caller's or the instance's bytes: this live query ends, not another.
+        executions?.inc({ outcome: 'failed' });
+        this.#finish();
+        return { done: false, value: { errors: [requestError(err as AppError)] } };
       }
       const update = this.#update(result, json);
       executions?.inc({ outcome: update ? 'changed' : 'unchanged' });
@@ -360,6 +406,7 @@ class LiveQuery implements AsyncIterableIterator<ExecutionResult> {
     if (this.#events) {
       this.options.metrics.liveQueries.dec();
       this.#share?.release();
+      this.#holding?.close();
       void this.#events.return();
     }
   }

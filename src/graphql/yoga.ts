@@ -14,6 +14,7 @@ import { callerOf, rateLimited } from '../limits/rate.ts';
 import { CostShares } from '../limits/shares.ts';
 import { declaredLength } from '../http/body.ts';
 import type { HttpHandler } from '../http/handler.ts';
+import { LiveQueryMemory } from '../events/live/query-memory.ts';
 import type { Services } from '../services.ts';
 import { graphqlTracing } from '../telemetry/graphql.ts';
 import { activeTracer } from '../telemetry/tracing.ts';
@@ -51,6 +52,7 @@ export function createGraphQL(
   const shares = maxCostInFlight > 0 ? new CostShares(maxCostInFlight) : undefined;
   const ended = () => undefined;
   const { minCost } = services.config.graphqlWorkers;
+  const { live } = services.config;
   return createYoga<ServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -144,7 +146,15 @@ export function createGraphQL(
       }),
       // Last: a live query (`query @live`) executes again through the executor wrapped above.
       liveQueries({
-        minIntervalMs: services.config.live.queryMinIntervalMs,
+        minIntervalMs: live.queryMinIntervalMs,
+        memory: new LiveQueryMemory(
+          {
+            maxPerCaller: live.queryMaxPerCaller,
+            maxBytesPerCaller: live.queryMaxBytesPerCaller,
+            maxBytes: live.queryMaxBytes,
+          },
+          services.metrics,
+        ),
         metrics: services.metrics,
       }),
     ],

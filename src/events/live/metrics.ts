@@ -47,8 +47,19 @@ export function liveMetrics(registry: Registry) {
     }),
     liveQueryExecutions: new Counter({
       name: 'clipgate_live_query_executions_total',
-      help: 'Executions of live queries after their first (one that several share counts once), by outcome: changed (an update was sent), unchanged (the same result: nothing was sent), failed (no data: the live query ended with its errors)',
+      help: 'Executions of live queries after their first (one that several share counts once), by outcome: changed (an update was sent), unchanged (the same result: nothing was sent), failed (no data, or a result past the live-query memory limits: the live query ended with its errors)',
       labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
+    liveQueryBytes: new Gauge({
+      name: 'clipgate_live_query_bytes',
+      help: 'Bytes of the results live queries keep, every caller together (the last result of each, as JSON); at most LIVE_QUERY_MAX_BYTES',
+      registers: [registry],
+    }),
+    liveQueryRefusals: new Counter({
+      name: 'clipgate_live_query_refusals_total',
+      help: 'Live queries refused at the start, or ended by a larger result, by limit: count (LIVE_QUERY_MAX_PER_CALLER), caller_bytes (LIVE_QUERY_MAX_BYTES_PER_CALLER), bytes (LIVE_QUERY_MAX_BYTES)',
+      labelNames: ['limit'] as const,
       registers: [registry],
     }),
   };

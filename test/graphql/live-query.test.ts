@@ -512,3 +512,174 @@ describe.runIf(backends.includes('postgres'))('live queries on GraphQL worker th
     }
   });
 });
+
+/** The newest `first` activities of the caller's account, live: about 90 bytes an activity. */
+const LiveIds = `query LiveIds($first: Int!) @live {
+  viewer { activities(first: $first) { edges { node { activityId accessoryId } } } }
+}`;
+/** A result that stays small however many activities there are. */
+const LiveCount = `query LiveCount($from: DateTime!, $to: DateTime!) @live {
+  viewer { activityCounts(from: $from, to: $to, bucket: DAY) { buckets { count } } }
+}`;
+
+const errorOf = (results: Results) =>
+  (results.items.at(-1)?.errors?.[0] as { extensions?: Record<string, unknown> } | undefined)
+    ?.extensions;
+
+describe.each(backends)('what live queries keep, per caller (%s)', (backend) => {
+  let t: TestApp;
+  const sockets: WsClient[] = [];
+  const streams: Results[] = [];
+
+  beforeAll(async () => {
+    t = await startApp(backend, {
+      LIVE_QUERY_MIN_INTERVAL_MS: String(INTERVAL_MS),
+      LIVE_QUERY_MAX_PER_CALLER: '2',
+      LIVE_QUERY_MAX_BYTES_PER_CALLER: '4000',
+      LIVE_QUERY_MAX_BYTES: '5000',
+    });
+  });
+  afterEach(async () => {
+    for (const s of streams.splice(0)) s.stop();
+    await Promise.all(sockets.splice(0).map((s) => s.dispose()));
+    await waitFor(() => t.app.services.live.activeSubscriptions === 0, 'live queries to end');
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  const socket = async (subject: string, clientId = 'client-1') => {
+    const ws = wsClient(t.url, `Bearer ${await t.token(['activities_basic'], subject, clientId)}`);
+    sockets.push(ws);
+    return ws;
+  };
+  const live = (ws: WsClient, query: string, variables: Record<string, unknown>) => {
+    const results = overWebSocket(ws, query, variables);
+    streams.push(results);
+    return results;
+  };
+  const held = async () => (await t.app.services.metrics.liveQueryBytes.get()).values[0]?.value;
+  const running = async () => (await t.app.services.metrics.liveQueries.get()).values[0]?.value;
+
+  it('refuses a caller past LIVE_QUERY_MAX_PER_CALLER; its others go on, another tenant opens', async () => {
+    const s = await seedAccessory(t, 'lqm-count', 'cam');
+    const ws = await socket('lqm-count');
+    const open = [1, 2].map((first) => live(ws, LiveIds, { first }));
+    await waitFor(() => open.every((o) => o.items.length === 1), 'two live queries');
+
+    const third = live(ws, LiveIds, { first: 3 });
+    await third.ended;
+    expect(third.items).toHaveLength(1);
+    expect(errorOf(third)).toMatchObject({
+      code: 'RATE_LIMITED',
+      details: { limit: 'LIVE_QUERY_MAX_PER_CALLER', max: 2, retryAfterSeconds: 5 },
+    });
+    // Over SSE the same refusal is a 429 with Retry-After.
+    const res = await fetch(`${t.url}/graphql`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'text/event-stream',
+        authorization: `Bearer ${await t.token(['activities_basic'], 'lqm-count')}`,
+      },
+      body: JSON.stringify({ query: LiveIds, variables: { first: 4 } }),
+    });
+    expect(res.status).toBe(429);
+    expect(res.headers.get('retry-after')).toBe('5');
+
+    // Another tenant, and the same user's other app, each have their own.
+    await seedAccessory(t, 'lqm-other', 'cam');
+    const others = [
+      live(await socket('lqm-other'), LiveIds, { first: 1 }),
+      live(await socket('lqm-count', 'client-2'), LiveIds, { first: 1 }),
+    ];
+    await waitFor(() => others.every((o) => o.items.length === 1), 'the other callers');
+    expect(others.map((o) => o.items[0]!.errors)).toEqual([undefined, undefined]);
+
+    // The caller's first two go on.
+    await createActivities(t, s.ingest, s.accessoryId, 1);
+    await waitFor(() => open.every((o) => o.items.length === 2), 'their updates');
+    expect(open.every((o) => !o.done && o.errors.length === 0)).toBe(true);
+  });
+
+  it('ends the live query whose result grows past LIVE_QUERY_MAX_BYTES_PER_CALLER, not the others', async () => {
+    const s = await seedAccessory(t, 'lqm-bytes', 'cam');
+    await createActivities(t, s.ingest, s.accessoryId, 5);
+    const ws = await socket('lqm-bytes');
+    const ids = live(ws, LiveIds, { first: 60 });
+    const counts = live(ws, LiveCount, range());
+    await waitFor(() => ids.items.length === 1 && counts.items.length === 1, 'the first results');
+    const small = Buffer.byteLength(JSON.stringify(counts.items[0]));
+    expect(await held()).toBe(Buffer.byteLength(JSON.stringify(ids.items[0])) + small);
+
+    // 45 more activities: their ids take about 4500 bytes, the counts still a few dozen.
+    await createActivities(t, s.ingest, s.accessoryId, 45);
+    await ids.ended;
+    expect(errorOf(ids)).toMatchObject({
+      code: 'RATE_LIMITED',
+      details: { limit: 'LIVE_QUERY_MAX_BYTES_PER_CALLER', max: 4000 },
+    });
+    expect(ids.items.at(-1)!.data ?? null).toBeNull();
+    await waitFor(() => counted(counts.items.at(-1)?.data as TimelineData) === 50, 'the counts');
+    expect(counts.done).toBe(false);
+    expect(await running()).toBe(1);
+    expect(await held()).toBe(Buffer.byteLength(JSON.stringify(counts.items.at(-1))));
+
+    // A new one whose first result is already too large is refused, keeping nothing.
+    const again = live(ws, LiveIds, { first: 60 });
+    await again.ended;
+    expect(errorOf(again)).toMatchObject({
+      code: 'RATE_LIMITED',
+      details: { limit: 'LIVE_QUERY_MAX_BYTES_PER_CALLER', max: 4000 },
+    });
+    expect(await running()).toBe(1);
+  });
+
+  it('refuses past LIVE_QUERY_MAX_BYTES for every caller, and gives back what an ended one kept', async () => {
+    const [b, c] = [await seedAccessory(t, 'lqm-b', 'cam'), await seedAccessory(t, 'lqm-c', 'cam')];
+    await createActivities(t, b.ingest, b.accessoryId, 30);
+    await createActivities(t, c.ingest, c.accessoryId, 30);
+    // About 2900 bytes each: one caller's fits its own budget, two do not fit the instance's.
+    const first = live(await socket('lqm-b'), LiveIds, { first: 30 });
+    await waitFor(() => first.items.length === 1, "B's live query");
+    const cToken = await t.token(['activities_basic'], 'lqm-c');
+    const overSseAsC = () =>
+      fetch(`${t.url}/graphql`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'text/event-stream',
+          authorization: `Bearer ${cToken}`,
+        },
+        body: JSON.stringify({ query: LiveIds, variables: { first: 30 } }),
+      });
+    const refused = await overSseAsC();
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('5');
+    expect(((await refused.json()) as { errors: unknown[] }).errors[0]).toMatchObject({
+      extensions: { code: 'UNAVAILABLE', details: { limit: 'LIVE_QUERY_MAX_BYTES', max: 5000 } },
+    });
+    const cWs = await socket('lqm-c');
+    const second = live(cWs, LiveIds, { first: 30 });
+    await second.ended;
+    expect(errorOf(second)).toMatchObject({ code: 'UNAVAILABLE' });
+
+    // B completes its live query: what it kept is given back, and C's now fits.
+    first.stop();
+    await waitFor(async () => (await held()) === 0, 'the bytes back');
+    const third = live(cWs, LiveIds, { first: 30 });
+    await waitFor(() => third.items.length === 1, "C's live query");
+    expect(third.items[0]!.errors).toBeUndefined();
+
+    // C's socket goes away: its live queries end, and so does what they kept.
+    const small = live(cWs, LiveIds, { first: 1 });
+    await waitFor(() => small.items.length === 1, "C's second");
+    await cWs.dispose();
+    await waitFor(async () => (await running()) === 0 && (await held()) === 0, 'all given back');
+    // C has its two places again.
+    const back = await socket('lqm-c');
+    const both = [30, 1].map((n) => live(back, LiveIds, { first: n }));
+    await waitFor(() => both.every((o) => o.items.length === 1), 'two again');
+    expect(both.map((o) => o.items[0]!.errors)).toEqual([undefined, undefined]);
+  });
+});

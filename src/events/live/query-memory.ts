@@ -107,12 +107,8 @@ export class LiveQueryMemory {
     code: 'RATE_LIMITED' | 'UNAVAILABLE' = 'RATE_LIMITED',
   ): AppError {
     this.metrics.liveQueryRefusals.inc({ limit });
-    return new AppError(
-      code,
-      message,
-      { ...details, retryAfterSeconds: RETRY_AFTER_SECONDS },
-      { 'Retry-After': String(RETRY_AFTER_SECONDS) },
-    );
+    // Over SSE, a refused live query's answer says it in Retry-After too (yoga.ts).
+    return new AppError(code, message, { ...details, retryAfterSeconds: RETRY_AFTER_SECONDS });
   }
 
   #add(bytes: number): void {

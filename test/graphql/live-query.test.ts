@@ -666,7 +666,7 @@ describe.each(backends)('what live queries keep, per caller (%s)', (backend) => 
 
     // B completes its live query: what it kept is given back, and C's now fits.
     first.stop();
-    await waitFor(async () => (await held()) === 0, 'the bytes back');
+    await expect.poll(held, { timeout: 5000 }).toBe(0);
     const third = live(cWs, LiveIds, { first: 30 });
     await waitFor(() => third.items.length === 1, "C's live query");
     expect(third.items[0]!.errors).toBeUndefined();
@@ -675,7 +675,8 @@ describe.each(backends)('what live queries keep, per caller (%s)', (backend) => 
     const small = live(cWs, LiveIds, { first: 1 });
     await waitFor(() => small.items.length === 1, "C's second");
     await cWs.dispose();
-    await waitFor(async () => (await running()) === 0 && (await held()) === 0, 'all given back');
+    await expect.poll(running, { timeout: 5000 }).toBe(0);
+    expect(await held()).toBe(0);
     // C has its two places again.
     const back = await socket('lqm-c');
     const both = [30, 1].map((n) => live(back, LiveIds, { first: n }));

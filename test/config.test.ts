@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { getHeapStatistics } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
 
@@ -45,6 +46,25 @@ describe('loadConfig', () => {
       expect(() => loadConfig({ LIVE_QUERY_MIN_INTERVAL_MS: value }), value).toThrow(
         /^LIVE_QUERY_MIN_INTERVAL_MS must be/,
       );
+    }
+  });
+
+  it('bounds live queries per caller and in all: 20, 8 MiB, and 1/16 of the heap by default', () => {
+    const { live } = loadConfig({});
+    expect(live.queryMaxPerCaller).toBe(20);
+    expect(live.queryMaxBytesPerCaller).toBe(8 * 1024 * 1024);
+    expect(live.queryMaxBytes).toBe(Math.floor(getHeapStatistics().heap_size_limit / 16));
+    expect(loadConfig({ LIVE_QUERY_MAX_BYTES: '1000' }).live.queryMaxBytes).toBe(1000);
+    for (const name of [
+      'LIVE_QUERY_MAX_PER_CALLER',
+      'LIVE_QUERY_MAX_BYTES_PER_CALLER',
+      'LIVE_QUERY_MAX_BYTES',
+    ]) {
+      for (const value of ['0', '-1', 'lots']) {
+        expect(() => loadConfig({ [name]: value }), `${name}=${value}`).toThrow(
+          new RegExp(`^${name} must be`),
+        );
+      }
     }
   });
 

@@ -67,6 +67,8 @@ export interface ServiceOptions {
   logger: Logger;
   /** Where the embedded database lives; default `<DATA_DIR>/pgdata`, `memory://` for tests. */
   embeddedDir?: string;
+  /** The starting contents of a `memory://` embedded database (tests: a migrated image). */
+  embeddedImage?: Blob;
   /** Routes the pool's connections to the embedded database (tests: through a TCP proxy). */
   routeEmbedded?: DatabaseOptions['routeEmbedded'];
   /** The time receiver health counts with; the system's unless a test moves it. */
@@ -98,6 +100,7 @@ export async function buildReadServices(
     poolSize: config.databasePoolSize,
     directUrl: config.databaseDirectUrl,
     embeddedDir: options.embeddedDir ?? embeddedDirectory(config.dataDir),
+    embeddedImage: options.embeddedImage,
     logger,
     routeEmbedded: options.routeEmbedded,
     migrate: options.migrate,

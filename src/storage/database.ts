@@ -107,6 +107,11 @@ export interface DatabaseOptions {
   databaseUrl: string | undefined;
   /** Where the embedded database lives; `memory://` for a throwaway one. */
   embeddedDir: string;
+  /**
+   * A throwaway embedded database's starting contents (PGlite's `dumpDataDir`): the suite starts
+   * each app from one migrated image instead of running initdb and the migrations again.
+   */
+  embeddedImage?: Blob;
   logger: Logger;
   poolSize?: number;
   /**
@@ -159,7 +164,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   const opened = new Disposables();
   opened.defer('embedded database lock', unlock);
   try {
-    const pglite = await PGlite.create(location);
+    const pglite = await PGlite.create(location, { loadDataDir: options.embeddedImage });
     opened.defer('embedded database', () => pglite.close());
     // The pool holds one connection; a second is accepted while the server still closes the
     // one the pool dropped (it detaches a closed socket a tick later), which it would otherwise

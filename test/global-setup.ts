@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,7 +7,8 @@ import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { createLogger } from '../src/logger.ts';
-import { migrate } from '../src/storage/migrate.ts';
+import { migrate, readMigrations } from '../src/storage/migrate.ts';
+import { readRoutines } from '../src/storage/routines.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -22,21 +24,40 @@ declare module 'vitest' {
  * from: an embedded one costs an app a copy instead of initdb and the migrations, a PostgreSQL
  * one a `CREATE DATABASE ... TEMPLATE`. The migrations themselves are still run at each start,
  * and find nothing left to apply (test/storage/schema.test.ts applies them to empty databases).
+ * The embedded image is kept in the system's temporary directory under a name made of what it
+ * holds (the migrations, the stored functions, PGlite's version), so that the next run of the
+ * same tree, or of one file, starts at once.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'clipgate-template-'));
-  const [image, template] = await Promise.all([embeddedImage(dir), postgresTemplate()]);
+  const [image, template] = await Promise.all([embeddedImage(), postgresTemplate()]);
   project.provide('embeddedImage', image);
   project.provide('postgresTemplate', template?.name ?? null);
   return async () => {
     await template?.drop();
-    await fs.rm(dir, { recursive: true, force: true });
   };
 }
 
 const logger = createLogger('silent');
 
-async function embeddedImage(dir: string): Promise<string> {
+async function embeddedImage(): Promise<string> {
+  const pglite = JSON.parse(
+    await fs.readFile(
+      new URL('../node_modules/@electric-sql/pglite/package.json', import.meta.url),
+      'utf8',
+    ),
+  ) as { version: string };
+  const hash = createHash('sha256').update(pglite.version);
+  for (const { checksum } of [...(await readMigrations()), ...(await readRoutines())]) {
+    hash.update(checksum);
+  }
+  const file = path.join(os.tmpdir(), `clipgate-test-image-${hash.digest('hex').slice(0, 16)}.tar`);
+  if (
+    await fs.stat(file).then(
+      () => true,
+      () => false,
+    )
+  )
+    return file;
   const db = await PGlite.create('memory://');
   const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0 });
   await server.start();
@@ -50,9 +71,12 @@ async function embeddedImage(dir: string): Promise<string> {
     await pool.end();
     await server.stop();
   }
-  const file = path.join(dir, 'embedded.tar');
-  await fs.writeFile(file, Buffer.from(await (await db.dumpDataDir('none')).arrayBuffer()));
+  const image = Buffer.from(await (await db.dumpDataDir('none')).arrayBuffer());
   await db.close();
+  // Written aside, then renamed: a run starting meanwhile never reads half an image.
+  const partial = `${file}.${process.pid}`;
+  await fs.writeFile(partial, image);
+  await fs.rename(partial, file);
   return file;
 }
 

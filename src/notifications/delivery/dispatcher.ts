@@ -19,7 +19,7 @@ import { dispatcherPool } from './queue/pool.ts';
 import { nextDueMs, queueStats } from './queue/reads.ts';
 import type { ClaimedDelivery } from './queue/types.ts';
 import { call, handle, prepare, record, type StageContext } from './stages.ts';
-import { OriginPauses, ReceiverThrottle } from './throttle.ts';
+import { ReceiverPauses, ReceiverThrottle } from './throttle.ts';
 import { claimBackoffMs, untilNextDue, Wakeups } from './wakeups.ts';
 
 /**
@@ -91,7 +91,7 @@ export class Dispatcher {
   readonly #recorder: OutcomeRecorder;
   readonly #stages: StageContext;
   readonly #throttle: ReceiverThrottle;
-  readonly #pauses = new OriginPauses();
+  readonly #pauses = new ReceiverPauses();
   readonly #health: ReceiverHealth;
   readonly #tasks = new Set<Promise<void>>();
   #started = false;
@@ -339,8 +339,8 @@ export class Dispatcher {
     let result: AttemptResult;
     let startedAt = new Date();
     if ('request' in prepared) {
-      // Its origin said "slow down": back in the queue until the pause ends.
-      const pausedMs = this.#pauses.remaining(delivery.origin);
+      // Its receiver said "slow down": back in the queue until the pause ends.
+      const pausedMs = this.#pauses.remaining(delivery);
       if (pausedMs > 0) {
         release();
         await this.#handBack([delivery], pausedMs);

@@ -297,7 +297,7 @@ export class Dispatcher {
       if (released) return;
       released = true;
       const wasFull = this.#slots.room() <= 0;
-      this.#slots.release(delivery.origin);
+      this.#slots.release(delivery);
       this.#startNext(delivery.origin);
       // A claim is due once the origin has room enough again (fast ones refill in batches) and
       // may have due deliveries the last claims left, or when the instance had no room at all.

@@ -29,12 +29,13 @@ import { claimBackoffMs, untilNextDue, Wakeups } from './wakeups.ts';
  *
  * 1. claim: one statement leases due deliveries to this instance (queue/claim.ts), no more than its
  *    slots and prefetch leave room for (slots.ts); saturated receiver origins are left out (a
- *    fast one until half its prefetch is free).
- * 2. admit: each starts at once in a free slot of its origin, or waits prefetched for one;
- *    one that waited too long is handed back unsent.
+ *    fast one until half its prefetch is free), and the registrations of an origin take turns.
+ * 2. admit: each starts at once in a free slot of its origin, or waits prefetched for one (in
+ *    its registration's turn); one that waited too long is handed back unsent.
  * 3. prepare: the receiver's key is opened and the request built (policy.ts); a key this
  *    instance cannot open is an attempt not sent (key_unavailable).
- * 4. gate: a registration with `maxPerSecond` waits for its start, or is handed back to fall
+ * 4. gate: a registration paused by its receiver's "slow down" is handed back to fall due at
+ *    the pause's end; one with `maxPerSecond` waits for its start, or is handed back to fall
  *    due at it (throttle.ts).
  * 5. call: the signed POST (sender.ts).
  * 6. handle: success (2xx: delivered) or failure: a 410 removes the registration and drops its

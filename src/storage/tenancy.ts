@@ -30,17 +30,29 @@ interface Closing {
 }
 
 /**
- * A caller whose one who asked is gone once `closing` has closed while `gone` says so (an HTTP
- * answer that closed before it was written; a WebSocket that closed). Its listeners are added
- * only while a statement runs.
+ * A caller whose one who asked is gone once `closing` closes while `gone` says so (an HTTP
+ * answer that closed before it was written; a WebSocket that closed). It listens to `closing`
+ * only while a statement waits or runs, with one listener however many do.
  */
 export function closingCaller(tenant: string, closing: Closing, gone: () => boolean): Caller {
+  const listeners = new Set<() => void>();
+  const closed = () => {
+    const called = [...listeners];
+    listeners.clear();
+    if (gone()) for (const listener of called) listener();
+  };
   return {
     tenant,
     gone,
     whenGone(listener) {
-      closing.once('close', listener);
-      return () => void closing.off('close', listener);
+      // A Set holds a function once: each registration gets its own.
+      const entry = () => listener();
+      if (listeners.size === 0) closing.once('close', closed);
+      listeners.add(entry);
+      return () => {
+        if (!listeners.delete(entry) || listeners.size > 0) return;
+        closing.off('close', closed);
+      };
     },
   };
 }

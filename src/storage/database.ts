@@ -209,11 +209,11 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
         connectionString: databaseUrl,
         max: 1,
         idleTimeoutMillis: 0,
-      // Every connection to the socket server is the same PGlite session. The pool closes a
-      // connection whose query failed (pg-pool's query() releases it with the error) and opens
-      // a new one; the session keeps what the old one left: prepared statements under the names
-      // the new connection will prepare again (42P05 on every read from then on), settings,
-      // advisory locks. The socket server rolls back its open transaction; this clears the
+        // Every connection to the socket server is the same PGlite session. The pool closes a
+        // connection whose query failed (pg-pool's query() releases it with the error) and opens
+        // a new one; the session keeps what the old one left: prepared statements under the names
+        // the new connection will prepare again (42P05 on every read from then on), settings,
+        // advisory locks. The socket server rolls back its open transaction; this clears the
         // rest, as a new PostgreSQL session would start.
         onConnect: (client) => client.query('DISCARD ALL'),
       },
@@ -265,9 +265,7 @@ function newPool(
     // A database that does not answer fails requests (503) instead of queueing them forever.
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
   };
-  return fair
-    ? new FairPool(config, fairness('postgres', max, poolOptions))
-    : new pg.Pool(config);
+  return fair ? new FairPool(config, fairness('postgres', max, poolOptions)) : new pg.Pool(config);
 }
 
 /** A client that drops the name of every statement: each is parsed where it runs. */

@@ -109,7 +109,7 @@ export function databaseBusy(
     return refusal(
       new AppError(
         'RATE_LIMITED',
-        `this client and account have ${share} statements running on the database, their share of its ${size} connections, and the next one waited ${waited}; send fewer requests at once, or retry after ${SHARE_RETRY_AFTER_S} s`,
+        `this client and account hold their share of the database's connections (${share} of ${size}), and their next statement waited ${waited}; send fewer requests at once, or retry after ${SHARE_RETRY_AFTER_S} s`,
         { retryAfterSeconds: SHARE_RETRY_AFTER_S, limit: 'DATABASE_POOL_SHARE', max: share },
         { 'Retry-After': String(SHARE_RETRY_AFTER_S) },
       ),

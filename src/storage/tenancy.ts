@@ -11,7 +11,7 @@ export interface Caller {
   readonly tenant: string;
   /** Whether the one who asked has gone away (the client disconnected before its answer). */
   gone(): boolean;
-  /** Calls `listener` once the one who asked goes away; resolves with the function that stops it. */
+  /** Calls `listener` once the one who asked goes away; returns the function that stops it. */
   whenGone(listener: () => void): () => void;
 }
 

@@ -22,7 +22,7 @@ import { createSecretBox, loadSecretsKey, type SecretBox } from './notifications
 import { NotificationService } from './notifications/service.ts';
 import { openDatabase, type Database, type DatabaseOptions } from './storage/database.ts';
 import { embeddedDirectory } from './storage/embedded-lock.ts';
-import { registerReplicaMetrics } from './storage/metrics.ts';
+import { poolMetrics, registerReplicaMetrics } from './storage/metrics.ts';
 import { ZoneService } from './zones/service.ts';
 
 /**
@@ -98,6 +98,8 @@ export async function buildReadServices(
     readUrl: config.databaseReadUrl,
     readMaxLagMs: config.databaseReadMaxLagMs,
     poolSize: config.databasePoolSize,
+    poolShare: config.databasePoolShare,
+    statementTimeoutMs: config.databaseStatementTimeoutMs,
     directUrl: config.databaseDirectUrl,
     embeddedDir: options.embeddedDir ?? embeddedDirectory(config.dataDir),
     embeddedImage: options.embeddedImage,
@@ -116,6 +118,7 @@ export async function buildReadServices(
   const metrics = createMetrics();
   const { replica } = db;
   if (replica) registerReplicaMetrics(metrics.registry, () => replica.state());
+  db.observePools(poolMetrics(metrics.registry));
   const signal = new EventSignal();
   // Read-your-writes on a read replica: an account that wrote reads from the primary until the
   // replica has replayed its write. Every change a listing shows commits events.

@@ -69,6 +69,7 @@ export function createGraphQL(
         ? graphqlContext(wsContext)
         : {
             ...graphqlContext(caller!, request.headers.get('idempotency-key') ?? undefined),
+            signal: request.signal,
             uncounted,
             answer: res,
             liveTransport: 'sse' as const,

@@ -26,6 +26,7 @@ import {
   rangeOriginals,
   REPLAY_STEP,
   replayOriginals,
+  type RangeKey,
 } from './delivery/queue/replay.ts';
 import { retargetPending } from './delivery/queue/retarget.ts';
 import { secretContext, type SecretBox } from './secrets.ts';
@@ -405,20 +406,29 @@ export class NotificationService {
           [caller.accountId, caller.clientId],
         );
         if (!rowCount) throw notFound('registration');
+        // The originals, a page at a time, refused as soon as there are more than the maximum.
         const max = this.webhook.replayMax;
-        const ids = await rangeOriginals(client, caller, range, max + 1);
-        if (ids.length > max) {
-          throw invalidArgument(
-            'from',
-            `the range ${range.from.toISOString()}..${range.to.toISOString()} holds more than ${max} notifications, more than one replay takes: split it`,
-            { max },
-          );
-        }
-        let queued = 0;
-        for (let i = 0; i < ids.length; i += REPLAY_STEP) {
+        const ids: bigint[] = [];
+        let page: RangeKey[] = [];
+        do {
           stillWanted();
-          const step = ids.slice(i, i + REPLAY_STEP);
-          queued += await replayOriginals(client, caller, range, step, traceparent);
+          page = await rangeOriginals(client, caller, range, page.at(-1) ?? null, REPLAY_STEP);
+          ids.push(...page.map((o) => BigInt(o.id)));
+          if (ids.length > max) {
+            throw invalidArgument(
+              'from',
+              `the range ${range.from.toISOString()}..${range.to.toISOString()} holds more than ${max} notifications, more than one replay takes: split it`,
+              { max },
+            );
+          }
+        } while (page.length === REPLAY_STEP);
+        // Queued again in the order they were first queued.
+        const originals = ids.sort((a, b) => (a < b ? -1 : 1)).map(String);
+        let queued = 0;
+        for (let i = 0; i < originals.length; i += REPLAY_STEP) {
+          stillWanted();
+          const step = originals.slice(i, i + REPLAY_STEP);
+          queued += await replayOriginals(client, caller, range.onlyFailed, step, traceparent);
         }
         stillWanted();
         return queued;

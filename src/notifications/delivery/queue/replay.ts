@@ -7,7 +7,7 @@ import type { Caller } from '../../views.ts';
  * statement runs on the event loop, so a replay is a series of short ones; between them the
  * service serves other requests and notices that the replay's caller went away.
  */
-export const REPLAY_STEP = 500;
+export const REPLAY_STEP = 100;
 
 /** The first key of the advisory lock that lets one replay of a registration run at a time. */
 const REPLAY_LOCK = 0x72706c79; // "rply"
@@ -24,39 +24,56 @@ export async function lockReplay(q: Queryable, caller: Caller): Promise<boolean>
   return rows[0]!.locked;
 }
 
+/** Where a page of a range's originals starts: after this original. */
+export interface RangeKey {
+  /** As PostgreSQL writes it, read back exactly. */
+  createdAt: string;
+  id: string;
+}
+
 /**
- * The ids of the caller's original event deliveries created in [from, to), in whatever state,
- * at most `limit` of them, in id order (the order they were queued in). The scan stops at
- * `limit` rows: reading one more than the maximum tells a range over it without reading the rest.
+ * The caller's original event deliveries created in [from, to), in whatever state, after `after`
+ * in (created_at, id) order: at most `limit`, read by (account_id, client_id, created_at, id),
+ * so that a page reads only its own rows. `after` null: from the range's start.
  */
 export async function rangeOriginals(
   q: Queryable,
   caller: Caller,
   range: ReplayRange,
+  after: RangeKey | null,
   limit: number,
-): Promise<string[]> {
-  const { rows } = await q.query<{ id: string }>(
-    `SELECT id::text AS id FROM deliveries
-      WHERE account_id = $1 AND client_id = $2 AND created_at >= $3 AND created_at < $4
-        AND kind = 'event' AND replay_of IS NULL
-      LIMIT $5`,
-    [caller.accountId, caller.clientId, range.from, range.to, limit],
+): Promise<RangeKey[]> {
+  const { rows } = await q.query<RangeKey>(
+    `SELECT d.created_at::text AS "createdAt", d.id::text AS id FROM deliveries d
+      WHERE d.account_id = $1 AND d.client_id = $2
+        AND (d.created_at, d.id) > ($3::timestamptz, $4::bigint) AND d.created_at < $5
+        AND d.kind = 'event' AND d.replay_of IS NULL
+      ORDER BY d.created_at, d.id LIMIT $6`,
+    [
+      caller.accountId,
+      caller.clientId,
+      after?.createdAt ?? range.from,
+      after?.id ?? 0,
+      range.to,
+      limit,
+    ],
   );
-  return rows.map((r) => BigInt(r.id)).sort((a, b) => (a < b ? -1 : 1)).map(String);
+  return rows;
 }
 
 /**
- * Queues again those of `ids` (the caller's originals of the range) whose event's latest
- * delivery (its latest replay, else itself) is not pending, and with `onlyFailed` only those
- * whose latest delivery did not get through. Each is a new delivery of the same event (so the
- * same webhook-id) that points at the one it replays, to the registration as it is now (url,
- * keys, userData), carrying `traceparent`, inserted in the originals' order. Resolves with how
- * many were queued; none without a registration.
+ * Queues again those of `ids` (the caller's originals of the range) whose event's latest delivery
+ * (its latest replay, else itself) is not pending, and with `onlyFailed` only those whose latest
+ * delivery did not get through. Each is a new delivery of the same event (so the same
+ * webhook-id) that points at the one it replays, to the registration as it is now (url, keys,
+ * userData), carrying `traceparent`, inserted in the originals' order. Each original is found by
+ * its id, each latest replay by (replay_of, id). Resolves with how many were queued; none
+ * without a registration.
  */
 export async function replayOriginals(
   q: Queryable,
   caller: Caller,
-  range: ReplayRange,
+  onlyFailed: boolean,
   ids: readonly string[],
   traceparent: string | null,
 ): Promise<number> {
@@ -67,7 +84,7 @@ export async function replayOriginals(
                              replay_of)
      SELECT 'event', o.event_id, o.account_id, o.client_id, o.event_type, o.event_data,
             r.user_data, r.url, r.origin, r.auth_key, r.previous_auth_key, r.previous_key_until,
-            r.signing_key, r.previous_signing_key, $7, o.id
+            r.signing_key, r.previous_signing_key, $5, o.id
        FROM deliveries o
        JOIN notification_registrations r
          ON r.account_id = o.account_id AND r.client_id = o.client_id
@@ -75,12 +92,11 @@ export async function replayOriginals(
             SELECT coalesce((SELECT l.state FROM deliveries l
                               WHERE l.replay_of = o.id ORDER BY l.id DESC LIMIT 1),
                             o.state) AS state) latest
-      WHERE o.account_id = $1 AND o.client_id = $2 AND o.created_at >= $3 AND o.created_at < $4
-        AND o.id = ANY ($6::bigint[])
+      WHERE o.account_id = $1 AND o.client_id = $2 AND o.id = ANY ($4::bigint[])
         AND latest.state <> 'pending'
-        AND (NOT $5::boolean OR latest.state IN ('discarded', 'gone', 'dropped'))
+        AND (NOT $3::boolean OR latest.state IN ('discarded', 'gone', 'dropped'))
       ORDER BY o.id`,
-    [caller.accountId, caller.clientId, range.from, range.to, range.onlyFailed, ids, traceparent],
+    [caller.accountId, caller.clientId, onlyFailed, ids, traceparent],
   );
   return rowCount ?? 0;
 }

@@ -78,6 +78,7 @@ export function createGraphQL(
         ? { ...graphqlContext(wsContext), storageCaller }
         : {
             ...graphqlContext(caller!, request.headers.get('idempotency-key') ?? undefined),
+            signal: request.signal,
             uncounted,
             answer: res,
             storageCaller: answerCaller(caller!.principal, res),

@@ -18,6 +18,10 @@ export interface Config {
   databaseReadMaxLagMs: number;
   /** `DATABASE_POOL_SIZE`: connections per pool at most (the main one and the listings'). */
   databasePoolSize: number;
+  /** `DATABASE_POOL_SHARE`: connections of a pool one caller (client and account) holds at once. */
+  databasePoolShare: number;
+  /** `DATABASE_STATEMENT_TIMEOUT_MS`: the time limit of a request's statement. */
+  databaseStatementTimeoutMs: number;
   /**
    * `DATABASE_DIRECT_URL`: the database itself when DATABASE_URL is a transaction pooler
    * (PgBouncer); the sessions a pooler cannot carry (migrations, LISTEN) connect here.
@@ -609,6 +613,7 @@ function directUrl(env: Env): string | undefined {
 }
 
 export function loadConfig(env: Env = process.env): Config {
+  const databasePoolSize = intWithin(env, 'DATABASE_POOL_SIZE', 10, 1, 1000);
   return {
     port: port(env, 'PORT', 4000),
     host: env.HOST || '127.0.0.1',
@@ -616,7 +621,21 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl: env.DATABASE_URL || undefined,
     databaseReadUrl: env.DATABASE_READ_URL || undefined,
     databaseReadMaxLagMs: intWithin(env, 'DATABASE_READ_MAX_LAG_MS', 5000, 100, 3_600_000),
-    databasePoolSize: intWithin(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
+    databasePoolSize,
+    databasePoolShare: intWithin(
+      env,
+      'DATABASE_POOL_SHARE',
+      Math.ceil(databasePoolSize / 4),
+      1,
+      databasePoolSize,
+    ),
+    databaseStatementTimeoutMs: intWithin(
+      env,
+      'DATABASE_STATEMENT_TIMEOUT_MS',
+      10_000,
+      100,
+      3_600_000,
+    ),
     databaseDirectUrl: directUrl(env),
     redis: redisTarget(env),
     logLevel: logLevel(env),

@@ -1,7 +1,9 @@
+import type { ServerResponse } from 'node:http';
 import type { Principal, ScopeName } from './accounts/auth.ts';
 import type { AccountView } from './accounts/service.ts';
 import { notFound } from './errors.ts';
-import { rateLimited, rateLimitHeaders, type RateDecision } from './limits/rate.ts';
+import { callerOf, rateLimited, rateLimitHeaders, type RateDecision } from './limits/rate.ts';
+import { closingCaller, type Caller } from './storage/tenancy.ts';
 import type { ReadServices, Services } from './services.ts';
 
 /**
@@ -37,6 +39,13 @@ export function requestContext<S extends ReadServices>(
   };
   return ctx;
 }
+
+/**
+ * Whom an HTTP request's database work is for (storage/tenancy.ts): its caller, gone once its
+ * client disconnects before the answer is written.
+ */
+export const answerCaller = (principal: Principal, res: ServerResponse): Caller =>
+  closingCaller(callerOf(principal), res, () => res.closed && !res.writableEnded);
 
 export async function authenticate(
   services: Services,

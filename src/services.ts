@@ -22,7 +22,7 @@ import { createSecretBox, loadSecretsKey, type SecretBox } from './notifications
 import { NotificationService } from './notifications/service.ts';
 import { openDatabase, type Database, type DatabaseOptions } from './storage/database.ts';
 import { embeddedDirectory } from './storage/embedded-lock.ts';
-import { registerReplicaMetrics } from './storage/metrics.ts';
+import { poolMetrics, registerReplicaMetrics } from './storage/metrics.ts';
 import { ZoneService } from './zones/service.ts';
 
 /**
@@ -67,6 +67,8 @@ export interface ServiceOptions {
   logger: Logger;
   /** Where the embedded database lives; default `<DATA_DIR>/pgdata`, `memory://` for tests. */
   embeddedDir?: string;
+  /** The starting contents of a `memory://` embedded database (tests: a migrated image). */
+  embeddedImage?: Blob;
   /** Routes the pool's connections to the embedded database (tests: through a TCP proxy). */
   routeEmbedded?: DatabaseOptions['routeEmbedded'];
   /** The time receiver health counts with; the system's unless a test moves it. */
@@ -96,8 +98,11 @@ export async function buildReadServices(
     readUrl: config.databaseReadUrl,
     readMaxLagMs: config.databaseReadMaxLagMs,
     poolSize: config.databasePoolSize,
+    poolShare: config.databasePoolShare,
+    statementTimeoutMs: config.databaseStatementTimeoutMs,
     directUrl: config.databaseDirectUrl,
     embeddedDir: options.embeddedDir ?? embeddedDirectory(config.dataDir),
+    embeddedImage: options.embeddedImage,
     logger,
     routeEmbedded: options.routeEmbedded,
     migrate: options.migrate,
@@ -113,6 +118,7 @@ export async function buildReadServices(
   const metrics = createMetrics();
   const { replica } = db;
   if (replica) registerReplicaMetrics(metrics.registry, () => replica.state());
+  db.observePools(poolMetrics(metrics.registry));
   const signal = new EventSignal();
   // Read-your-writes on a read replica: an account that wrote reads from the primary until the
   // replica has replayed its write. Every change a listing shows commits events.

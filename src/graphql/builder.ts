@@ -19,6 +19,8 @@ export interface GraphQLContext extends RequestContext<ReadServices> {
   mediaUrls: MediaUrlLoader;
   /** The request's Idempotency-Key header (`ingestBatch`), if any. */
   idempotencyKey?: string;
+  /** Over HTTP: aborted once the client has gone away before its answer went out. */
+  signal?: AbortSignal;
 }
 
 /** The context of an operation of `caller`, with loaders of its own. */

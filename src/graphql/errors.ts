@@ -1,7 +1,7 @@
 import { GraphQLError } from 'graphql';
 import { AppError, errorStatus, type ErrorCode } from '../errors.ts';
 import type { Logger } from '../logger.ts';
-import { databaseUnavailable, isDatabaseUnavailable } from '../storage/faults.ts';
+import { databaseAnswer } from '../storage/faults.ts';
 
 /** Codes Yoga gives errors of its own that are not the client's request being malformed. */
 const yogaCodes: Record<string, ErrorCode> = {
@@ -45,6 +45,18 @@ export function toGraphQLError(error: unknown, logger: Logger): GraphQLError {
         path: graphqlError.path,
       }
     : {};
+  // The database's answers (busy, stopped, unreachable) carry their HTTP status and Retry-After.
+  const database = databaseAnswer(original);
+  if (database) {
+    return new GraphQLError(database.message, {
+      ...location,
+      extensions: {
+        code: database.code,
+        details: database.details,
+        http: { status: database.status, headers: database.headers },
+      },
+    });
+  }
   if (original instanceof AppError) {
     return new GraphQLError(original.message, {
       ...location,
@@ -65,17 +77,6 @@ export function toGraphQLError(error: unknown, logger: Logger): GraphQLError {
         code,
         ...(details !== undefined && { details }),
         ...(status !== undefined && { http: status }),
-      },
-    });
-  }
-  if (isDatabaseUnavailable(original)) {
-    const unavailable = databaseUnavailable();
-    return new GraphQLError(unavailable.message, {
-      ...location,
-      extensions: {
-        code: unavailable.code,
-        details: unavailable.details,
-        http: { status: unavailable.status, headers: unavailable.headers },
       },
     });
   }

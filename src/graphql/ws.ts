@@ -10,7 +10,9 @@ import { makeServer, type SubscribePayload } from 'graphql-ws';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { takeRequest } from '../context.ts';
 import { AppError } from '../errors.ts';
+import { callerOf } from '../limits/rate.ts';
 import type { Services } from '../services.ts';
+import { closingCaller } from '../storage/tenancy.ts';
 import type { PersistedDocuments } from './documents.ts';
 import { toGraphQLError } from './errors.ts';
 import { LiveCloseCode, type LiveCarrier } from './live.ts';
@@ -116,6 +118,11 @@ export function attachWebSockets(options: WebSocketOptions): WebSockets {
           return subscription;
         },
         params: payload,
+        storageCaller: closingCaller(
+          callerOf(connection.context!.principal),
+          connection.socket,
+          () => connection.closed,
+        ),
       };
       const enveloped = options.getEnveloped(carrier);
       let document: DocumentNode;

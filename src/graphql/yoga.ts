@@ -9,13 +9,20 @@ import {
   type Plugin,
 } from 'graphql-yoga';
 import { errorStatus, type AppError, type ErrorCode, type ErrorDetails } from '../errors.ts';
-import { answerRequest, authenticate, takeRequest, type RequestContext } from '../context.ts';
+import {
+  answerCaller,
+  answerRequest,
+  authenticate,
+  takeRequest,
+  type RequestContext,
+} from '../context.ts';
 import { callerOf, rateLimited } from '../limits/rate.ts';
 import { CostShares } from '../limits/shares.ts';
 import { declaredLength } from '../http/body.ts';
 import type { HttpHandler } from '../http/handler.ts';
 import { LiveQueryMemory } from '../events/live/query-memory.ts';
 import type { Services } from '../services.ts';
+import { asCaller, type Caller } from '../storage/tenancy.ts';
 import { graphqlTracing } from '../telemetry/graphql.ts';
 import { activeTracer } from '../telemetry/tracing.ts';
 import { graphqlContext, type GraphQLContext } from './builder.ts';
@@ -39,6 +46,8 @@ export interface ServerContext {
   uncounted?: UncountedRequest;
   /** A graphql-ws connection, authenticated once in connection_init (graphql/ws.ts). */
   wsContext?: RequestContext<Services>;
+  /** Whom an operation's database work is for: its HTTP request's caller, or its WebSocket's. */
+  storageCaller?: Caller;
 }
 
 /** GraphQL over HTTP and SSE on `/graphql`; its envelop also runs the WebSocket operations. */
@@ -62,17 +71,19 @@ export function createGraphQL(
     logging: false,
     // Called once per operation, also for each operation of a WebSocket connection (counted
     // by the WebSocket adapter when it subscribes).
-    context: ({ request, res, wsContext, caller, uncounted }) =>
+    context: ({ request, res, wsContext, caller, uncounted, storageCaller }) =>
       // A WebSocket operation has no request of its own (and no Idempotency-Key); its live
       // transport came with it (ws.ts). Every HTTP request Yoga executes came through
       // graphqlHandler, which gave it its caller (only a CORS preflight did not, and Yoga answers
       // that itself); its subscriptions run over SSE.
       wsContext
-        ? graphqlContext(wsContext)
+        ? { ...graphqlContext(wsContext), storageCaller }
         : {
             ...graphqlContext(caller!, request.headers.get('idempotency-key') ?? undefined),
+            signal: request.signal,
             uncounted,
             answer: res,
+            storageCaller: answerCaller(caller!.principal, res),
             liveTransport: 'sse' as const,
             openLive: (live: LiveRequest) => openSse(caller!, res, live),
           },
@@ -144,6 +155,8 @@ export function createGraphQL(
             ? workers.run(execution, (execution.contextValue as GraphQLContext).principal)
             : undefined,
       }),
+      // Each execution's statements are its caller's, also a live query's executions again.
+      asTheCaller(),
       // Last: a live query (`query @live`) executes again through the executor wrapped above.
       liveQueries({
         minIntervalMs: live.queryMinIntervalMs,
@@ -197,6 +210,24 @@ function countRequestsNoOperationTook(services: Services): Plugin<object, Server
       } catch (err) {
         setResult({ errors: [requestError(err as AppError)] });
       }
+    },
+  };
+}
+
+/**
+ * Runs each execution (and subscription) as the work of its operation's caller
+ * (storage/tenancy.ts): its statements take the caller's turns on the database pools and stop
+ * when it goes away, also when a live query or an event executes it again later.
+ */
+function asTheCaller(): Plugin<{ storageCaller?: Caller }> {
+  return {
+    onExecute({ args, executeFn, setExecuteFn }) {
+      const caller = (args.contextValue as { storageCaller?: Caller }).storageCaller;
+      if (caller) setExecuteFn((execution) => asCaller(caller, () => executeFn(execution)));
+    },
+    onSubscribe({ args, subscribeFn, setSubscribeFn }) {
+      const caller = (args.contextValue as { storageCaller?: Caller }).storageCaller;
+      if (caller) setSubscribeFn((execution) => asCaller(caller, () => subscribeFn(execution)));
     },
   };
 }
@@ -349,7 +380,8 @@ export function graphqlHandler(
     if (caller)
       answerRequest(services, await services.rateLimiter.refusedAlready(caller.principal), res);
     if (req.method === 'POST') await readBody(req, maxBodyBytes);
-    await yoga(req, res, { caller, uncounted: caller && new UncountedRequest() });
+    const serve = () => yoga(req, res, { caller, uncounted: caller && new UncountedRequest() });
+    await (caller ? asCaller(answerCaller(caller.principal, res), serve) : serve());
     return pathname;
   };
 }

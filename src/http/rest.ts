@@ -1,10 +1,11 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { z } from 'zod';
 import type { ScopeName } from '../accounts/auth.ts';
-import { admit, type RequestContext } from '../context.ts';
+import { admit, answerCaller, type RequestContext } from '../context.ts';
 import { invalidArgument, methodNotAllowed, notFound } from '../errors.ts';
 import { parseInput } from '../schemas.ts';
 import type { Services } from '../services.ts';
+import { asCaller } from '../storage/tenancy.ts';
 import { readJsonBody } from './body.ts';
 import type { HttpHandler } from './handler.ts';
 import { sendJson } from './json.ts';
@@ -130,16 +131,19 @@ export class RestRouter {
     };
     let signal: AbortSignal | undefined;
     try {
-      return await match.route.handle(ctx, {
-        params: match.params,
-        query,
-        body,
-        headers: req.headers,
-        idle,
-        get signal() {
-          return (signal ??= closeSignal(res));
-        },
-      });
+      // Its statements are the caller's: a fair share of the pools, stopped if the client goes.
+      return await asCaller(answerCaller(ctx.principal, res), () =>
+        match.route.handle(ctx, {
+          params: match.params,
+          query,
+          body,
+          headers: req.headers,
+          idle,
+          get signal() {
+            return (signal ??= closeSignal(res));
+          },
+        }),
+      );
     } finally {
       end();
     }

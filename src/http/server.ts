@@ -2,7 +2,7 @@ import http from 'node:http';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { traceRequest } from '../telemetry/tracing.ts';
-import { databaseUnavailable, isDatabaseUnavailable } from '../storage/faults.ts';
+import { databaseAnswer } from '../storage/faults.ts';
 import { declaredLength } from './body.ts';
 import { sendJson } from './json.ts';
 import type { HttpHandler } from './handler.ts';
@@ -14,11 +14,13 @@ import type { HttpMetrics } from './metrics.ts';
  * metrics), or resolves with undefined to leave it to the next handler. A thrown AppError is
  * the answer; anything else is logged and answered 500.
  */
-/** What a failed request answers: its own AppError, 503 for an unreachable database, else 500. */
+/**
+ * What a failed request answers: its own AppError, the database's answer (busy, stopped, 503
+ * for an unreachable database), else 500.
+ */
 export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
-  if (isDatabaseUnavailable(err)) return databaseUnavailable();
-  return new AppError('INTERNAL', 'internal error');
+  return databaseAnswer(err) ?? new AppError('INTERNAL', 'internal error');
 }
 
 /**

@@ -262,13 +262,14 @@ export const notificationRoutes = [
       .meta({
         id: 'NotificationReplay',
         description:
-          'Each replay is a new delivery in the delivery log whose replayOf names the delivery it replays. More than WEBHOOK_REPLAY_MAX (default 10000) in the range: 400 with details.count and details.max, nothing queued',
+          'Each replay is a new delivery in the delivery log whose replayOf names the delivery it replays. More than WEBHOOK_REPLAY_MAX (default 10000) notifications in the range, whatever their state: 400 with details.max, nothing queued. Another replay of the registration still running: 409',
       }),
-    async handle(ctx, { params, body }) {
+    async handle(ctx, { params, body, signal }) {
       const caller = await callerOf(ctx, params.accountId!);
       const { queued, from, to, onlyFailed } = await ctx.services.notifications.replay(
         caller,
         body,
+        signal,
       );
       return {
         body: { queued, from: from.toISOString(), to: to.toISOString(), onlyFailed },

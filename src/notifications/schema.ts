@@ -325,7 +325,7 @@ builder.mutationFields((t) => ({
   }),
   replayNotifications: t.field({
     type: ReplayRef,
-    description: `Queues the events of [from, to) that were sent to the calling client's receiver again, in their original order and with their original webhook-ids, to the registration as it is now; with onlyFailed, only those whose last delivery was discarded, gone or dropped. Pending ones are left alone. Each is a new delivery whose replayOf names the one it replays. More than WEBHOOK_REPLAY_MAX (default 10000) in the range: INVALID_ARGUMENT, nothing queued. NOT_FOUND without a registration.`,
+    description: `Queues the events of [from, to) that were sent to the calling client's receiver again, in their original order and with their original webhook-ids, to the registration as it is now; with onlyFailed, only those whose last delivery was discarded, gone or dropped. Pending ones are left alone. Each is a new delivery whose replayOf names the one it replays. More than WEBHOOK_REPLAY_MAX (default 10000) notifications in the range, whatever their state: INVALID_ARGUMENT, nothing queued. One replay of a registration at a time: CONFLICT while another runs. NOT_FOUND without a registration.`,
     authScopes: notifications,
     args: {
       accountId: t.arg.id({ required: true }),
@@ -334,11 +334,15 @@ builder.mutationFields((t) => ({
       onlyFailed: t.arg.boolean(),
     },
     resolve: async (_root, args, ctx) =>
-      ctx.services.notifications.replay(await callerOf(ctx, String(args.accountId)), {
-        from: args.from.toISOString(),
-        to: args.to.toISOString(),
-        onlyFailed: args.onlyFailed,
-      }),
+      ctx.services.notifications.replay(
+        await callerOf(ctx, String(args.accountId)),
+        {
+          from: args.from.toISOString(),
+          to: args.to.toISOString(),
+          onlyFailed: args.onlyFailed,
+        },
+        ctx.signal,
+      ),
   }),
   unregisterNotifications: t.boolean({
     description:

@@ -21,7 +21,13 @@ import type { DeliveryState } from './delivery/policy.ts';
 import { dropPending } from './delivery/queue/drop-pending.ts';
 import { enqueueTest } from './delivery/queue/enqueue-test.ts';
 import { requeueFinished } from './delivery/queue/redeliver.ts';
-import { countReplay, replayRange } from './delivery/queue/replay.ts';
+import {
+  lockReplay,
+  rangeOriginals,
+  REPLAY_STEP,
+  replayOriginals,
+  type RangeKey,
+} from './delivery/queue/replay.ts';
 import { retargetPending } from './delivery/queue/retarget.ts';
 import { secretContext, type SecretBox } from './secrets.ts';
 import { generateSigningKeyPair } from './signing.ts';
@@ -74,9 +80,16 @@ function enabledEvents(
   ];
 }
 
+const replayRunning = () =>
+  conflict(
+    'another replay of this registration is still running: wait for its answer, then replay what is left',
+  );
+
 /** Registrations, the delivery log, redelivery and test sends: the caller's own, always. */
 export class NotificationService {
   #wake: () => void = () => undefined;
+  /** The registrations (account and client) this instance is replaying for. */
+  readonly #replaying = new Set<string>();
 
   /**
    * `motionScope`: the full name of the scope motion types need, named by their 403. `signal`
@@ -365,32 +378,66 @@ export class NotificationService {
 
   /**
    * Queues the caller's events of [from, to) again (delivery/queue/replay.ts): all that are not
-   * pending, or with `onlyFailed` those whose last delivery did not get through. More than
-   * WEBHOOK_REPLAY_MAX: a 400 naming the count and the bound, nothing queued. 404 without a
-   * registration.
+   * pending, or with `onlyFailed` those whose last delivery did not get through. A range holding
+   * more than WEBHOOK_REPLAY_MAX notifications (in any state): a 400 naming the bound, answered
+   * after reading one more than it. One replay of a registration at a time, on every instance: a
+   * second is a 409. 404 without a registration. It runs in steps of REPLAY_STEP in one
+   * transaction; once `signal` aborts (the caller went away) it stops at the next step and
+   * queues nothing.
    */
-  async replay(caller: Caller, input: ReplayInput): Promise<ReplayView> {
+  async replay(caller: Caller, input: ReplayInput, signal?: AbortSignal): Promise<ReplayView> {
     const range = checkReplay(input);
-    const queued = await inTransaction(this.db.pool, async (client) => {
-      const { rowCount } = await client.query(
-        `SELECT 1 FROM notification_registrations WHERE account_id = $1 AND client_id = $2
-            FOR SHARE`,
-        [caller.accountId, caller.clientId],
-      );
-      if (!rowCount) throw notFound('registration');
-      const count = await countReplay(client, caller, range);
-      const max = this.webhook.replayMax;
-      if (count > max) {
-        throw invalidArgument(
-          'from',
-          `the range ${range.from.toISOString()}..${range.to.toISOString()} holds ${count} notifications to replay, more than ${max} at once: split it`,
-          { count, max },
+    // The embedded database runs one transaction at a time: a second replay would wait for the
+    // first and then run, so this instance refuses it at once, as the lock does across instances.
+    const key = `${caller.accountId} ${caller.clientId}`;
+    if (this.#replaying.has(key)) throw replayRunning();
+    this.#replaying.add(key);
+    try {
+      const traceparent = currentTraceparent();
+      const queued = await inTransaction(this.db.pool, async (client) => {
+        const stillWanted = () => {
+          if (signal?.aborted) throw conflict('the replay was cancelled: its request went away');
+        };
+        stillWanted();
+        if (!(await lockReplay(client, caller))) throw replayRunning();
+        const { rowCount } = await client.query(
+          `SELECT 1 FROM notification_registrations WHERE account_id = $1 AND client_id = $2
+              FOR SHARE`,
+          [caller.accountId, caller.clientId],
         );
-      }
-      return replayRange(client, caller, range, currentTraceparent());
-    });
-    if (queued > 0) this.#wake();
-    return { queued, ...range };
+        if (!rowCount) throw notFound('registration');
+        // The originals, a page at a time, refused as soon as there are more than the maximum.
+        const max = this.webhook.replayMax;
+        const ids: bigint[] = [];
+        let page: RangeKey[] = [];
+        do {
+          stillWanted();
+          page = await rangeOriginals(client, caller, range, page.at(-1) ?? null, REPLAY_STEP);
+          ids.push(...page.map((o) => BigInt(o.id)));
+          if (ids.length > max) {
+            throw invalidArgument(
+              'from',
+              `the range ${range.from.toISOString()}..${range.to.toISOString()} holds more than ${max} notifications, more than one replay takes: split it`,
+              { max },
+            );
+          }
+        } while (page.length === REPLAY_STEP);
+        // Queued again in the order they were first queued.
+        const originals = ids.sort((a, b) => (a < b ? -1 : 1)).map(String);
+        let queued = 0;
+        for (let i = 0; i < originals.length; i += REPLAY_STEP) {
+          stillWanted();
+          const step = originals.slice(i, i + REPLAY_STEP);
+          queued += await replayOriginals(client, caller, range.onlyFailed, step, traceparent);
+        }
+        stillWanted();
+        return queued;
+      });
+      if (queued > 0) this.#wake();
+      return { queued, ...range };
+    } finally {
+      this.#replaying.delete(key);
+    }
   }
 
   /** Queues a `test_notification` to the caller's registration, sent like any other. */

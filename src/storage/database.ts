@@ -7,6 +7,7 @@ import { withoutCredentials, type Logger } from '../logger.ts';
 import { tracedPool } from '../telemetry/database.ts';
 import { Disposables } from '../lifecycle.ts';
 import { lockEmbedded } from './embedded-lock.ts';
+import { FairPool, type Fairness, type PoolObserver } from './fair-pool.ts';
 import { migrate } from './migrate.ts';
 import { createPartitionsAhead } from './partitions.ts';
 import { ReplicaReads } from './replica.ts';
@@ -82,6 +83,8 @@ export interface Database {
    * replica has not replayed the key's last write on this instance or lags too far behind.
    */
   readPoolFor(key: string): pg.Pool;
+  /** Sets who is told what the request pools refuse and stop (./fair-pool.ts), for the metrics. */
+  observePools(observer: PoolObserver): void;
   /** Tells the replica's router that `key` wrote (a commit); nothing without a replica. */
   noteWrite(key: string): void;
   /** The replica's router, with a replica (`readUrl`). */
@@ -107,8 +110,17 @@ export interface DatabaseOptions {
   databaseUrl: string | undefined;
   /** Where the embedded database lives; `memory://` for a throwaway one. */
   embeddedDir: string;
+  /**
+   * A throwaway embedded database's starting contents (PGlite's `dumpDataDir`): the suite starts
+   * each app from one migrated image instead of running initdb and the migrations again.
+   */
+  embeddedImage?: Blob;
   logger: Logger;
   poolSize?: number;
+  /** The most connections of a pool one caller holds at once; default a quarter of the pool. */
+  poolShare?: number;
+  /** The time limit of a request's statement, in ms (`DATABASE_STATEMENT_TIMEOUT_MS`). */
+  statementTimeoutMs?: number;
   /**
    * Where the pool connects to the embedded server, given the server's own connection string:
    * tests route it through a TCP proxy they can cut, as a network outage would.
@@ -134,6 +146,27 @@ export interface DatabaseOptions {
 /** How long getting a connection to an external PostgreSQL may take before a request fails. */
 export const CONNECT_TIMEOUT_MS = 5000;
 
+/** The time limit of a request's statement unless the options say otherwise. */
+export const STATEMENT_TIMEOUT_MS = 10_000;
+
+/**
+ * How the pools of request work are shared between callers (./fair-pool.ts): on PostgreSQL a
+ * request waits for its turn as long as for a connection (CONNECT_TIMEOUT_MS), then is answered
+ * busy; on the embedded database it waits as long as it takes, in turn.
+ */
+function fairness(
+  kind: Database['kind'],
+  size: number,
+  options: Pick<DatabaseOptions, 'poolShare' | 'statementTimeoutMs'>,
+): Fairness {
+  return {
+    share: options.poolShare ?? Math.ceil(size / 4),
+    waitMs: kind === 'postgres' ? CONNECT_TIMEOUT_MS : undefined,
+    statementTimeoutMs: options.statementTimeoutMs ?? STATEMENT_TIMEOUT_MS,
+    cancels: kind === 'postgres',
+  };
+}
+
 /**
  * Opens the database and applies pending migrations. The embedded mode serves PGlite over a
  * loopback socket so that both modes share one code path (pg + @prisma/adapter-pg). PGlite is a
@@ -145,6 +178,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     const pool = newPool(options.databaseUrl, options, {
       applicationName: 'clipgate',
       max: options.poolSize,
+      fair: true,
     });
     const { databaseUrl } = options;
     const location = withoutCredentials(databaseUrl);
@@ -159,7 +193,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   const opened = new Disposables();
   opened.defer('embedded database lock', unlock);
   try {
-    const pglite = await PGlite.create(location);
+    const pglite = await PGlite.create(location, { loadDataDir: options.embeddedImage });
     opened.defer('embedded database', () => pglite.close());
     // The pool holds one connection; a second is accepted while the server still closes the
     // one the pool dropped (it detaches a closed socket a tick later), which it would otherwise
@@ -175,18 +209,21 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     opened.defer('embedded database server', () => server.stop());
     const served = `postgres://postgres@${server.getServerConn()}/postgres`;
     const databaseUrl = options.routeEmbedded ? await options.routeEmbedded(served) : served;
-    const pool = new pg.Pool({
-      connectionString: databaseUrl,
-      max: 1,
-      idleTimeoutMillis: 0,
-      // Every connection to the socket server is the same PGlite session. The pool closes a
-      // connection whose query failed (pg-pool's query() releases it with the error) and opens
-      // a new one; the session keeps what the old one left: prepared statements under the names
-      // the new connection will prepare again (42P05 on every read from then on), settings,
-      // advisory locks. The socket server rolls back its open transaction; this clears the
-      // rest, as a new PostgreSQL session would start.
-      onConnect: (client) => client.query('DISCARD ALL'),
-    });
+    const pool = new FairPool(
+      {
+        connectionString: databaseUrl,
+        max: 1,
+        idleTimeoutMillis: 0,
+        // Every connection to the socket server is the same PGlite session. The pool closes a
+        // connection whose query failed (pg-pool's query() releases it with the error) and opens
+        // a new one; the session keeps what the old one left: prepared statements under the names
+        // the new connection will prepare again (42P05 on every read from then on), settings,
+        // advisory locks. The socket server rolls back its open transaction; this clears the
+        // rest, as a new PostgreSQL session would start.
+        onConnect: (client) => client.query('DISCARD ALL'),
+      },
+      fairness('embedded', 1, options),
+    );
     opened.defer('embedded database pool', () => pool.end());
     return await finishOpen('embedded', pool, { ...options, databaseUrl }, location, () =>
       opened.dispose(options.logger),
@@ -204,6 +241,8 @@ export interface PoolSettings {
   settings?: Record<string, string>;
   /** Type parsers of its clients; pg's by default. */
   types?: pg.CustomTypesConfig;
+  /** A pool of request work, shared fairly between callers (./fair-pool.ts). */
+  fair?: boolean;
 }
 
 /**
@@ -215,21 +254,23 @@ export interface PoolSettings {
  */
 function newPool(
   connectionString: string,
-  { directUrl }: Pick<DatabaseOptions, 'directUrl'>,
-  { applicationName, max, settings = {}, types }: PoolSettings,
+  poolOptions: Pick<DatabaseOptions, 'directUrl' | 'poolShare' | 'statementTimeoutMs'>,
+  { applicationName, max = 10, settings = {}, types, fair = false }: PoolSettings,
 ): pg.Pool {
+  const { directUrl } = poolOptions;
   const options = Object.entries(settings)
     .map(([name, value]) => `-c ${name}=${value}`)
     .join(' ');
-  return new pg.Pool({
+  const config = {
     connectionString,
-    max: max ?? 10,
+    max,
     application_name: applicationName,
     ...(types && { types }),
     ...(directUrl ? { Client: UnnamedClient } : options && { options }),
     // A database that does not answer fails requests (503) instead of queueing them forever.
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-  });
+  };
+  return fair ? new FairPool(config, fairness('postgres', max, poolOptions)) : new pg.Pool(config);
 }
 
 /** A client that drops the name of every statement: each is parsed where it runs. */
@@ -302,6 +343,7 @@ async function finishOpen(
           max: options.poolSize,
           settings: { plan_cache_mode: 'force_generic_plan' },
           types: listingTypes,
+          fair: true,
         })
       : pool;
   if (readPool !== pool) {
@@ -326,6 +368,11 @@ async function finishOpen(
     prisma,
     ...traced,
     readPoolFor: (key) => replica?.poolFor(key) ?? traced.readPool,
+    observePools: (observer) => {
+      for (const each of new Set([pool, readPool])) {
+        if (each instanceof FairPool) each.observe(observer);
+      }
+    },
     noteWrite: (key) => replica?.noteWrite(key),
     replica,
     sessionUrl: directUrl ?? connectionString,

@@ -66,6 +66,87 @@ export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
   );
 }
 
+/**
+ * The answer to a request that failed on the database: the error the pools refused it with
+ * (./fair-pool.ts: busy, or stopped), as it is or inside what Prisma wrapped it in; 503
+ * UNAVAILABLE when the database could not be reached; else undefined (a bug: INTERNAL).
+ */
+export function databaseAnswer(err: unknown): AppError | undefined {
+  const refusal = poolRefusal(err);
+  if (refusal) return refusal;
+  return isDatabaseUnavailable(err) ? databaseUnavailable() : undefined;
+}
+
+/** The errors the pools refuse and stop requests with (made here). */
+const refusals = new WeakSet<AppError>();
+
+const refusal = (error: AppError): AppError => {
+  refusals.add(error);
+  return error;
+};
+
+function poolRefusal(err: unknown, depth = 0): AppError | undefined {
+  if (err instanceof AppError) return refusals.has(err) ? err : undefined;
+  if (!err || typeof err !== 'object' || depth >= 5) return undefined;
+  const { cause, meta } = err as { cause?: unknown; meta?: { driverAdapterError?: unknown } };
+  return poolRefusal(cause, depth + 1) ?? poolRefusal(meta?.driverAdapterError, depth + 1);
+}
+
+/** Seconds a caller over its share of a pool should wait before sending more. */
+const SHARE_RETRY_AFTER_S = 1;
+
+/**
+ * A request that waited for a connection past the pool's wait because its caller already held
+ * its share of the pool's connections (`own`: 429, it sends too much at once), or because every
+ * connection was in use (`pool`: 503, the database is busy, not down).
+ */
+export function databaseBusy(
+  blockedBy: 'own' | 'pool',
+  { share, size, waitedMs }: { share: number; size: number; waitedMs: number },
+): AppError {
+  const waited = `${waitedMs / 1000} s`;
+  if (blockedBy === 'own') {
+    return refusal(
+      new AppError(
+        'RATE_LIMITED',
+        `this client and account hold their share of the database's connections (${share} of ${size}), and their next statement waited ${waited}; send fewer requests at once, or retry after ${SHARE_RETRY_AFTER_S} s`,
+        { retryAfterSeconds: SHARE_RETRY_AFTER_S, limit: 'DATABASE_POOL_SHARE', max: share },
+        { 'Retry-After': String(SHARE_RETRY_AFTER_S) },
+      ),
+    );
+  }
+  return refusal(
+    new AppError(
+      'UNAVAILABLE',
+      `the database is busy: none of its ${size} connections came free in ${waited}; retry later`,
+      { retryAfterSeconds: DATABASE_RETRY_AFTER_S },
+      { 'Retry-After': String(DATABASE_RETRY_AFTER_S) },
+    ),
+  );
+}
+
+/**
+ * A request's statement stopped by the service: it ran past its time limit (`timeout`), or the
+ * one who asked went away (`gone`, an answer nobody reads).
+ */
+export function statementStopped(reason: 'timeout' | 'gone', timeoutMs: number): AppError {
+  if (reason === 'gone') {
+    return refusal(new AppError('UNAVAILABLE', 'the request was cancelled: its client went away'));
+  }
+  return refusal(
+    new AppError(
+      'UNAVAILABLE',
+      `the database is busy: a statement of this request ran past its limit of ${timeoutMs / 1000} s and was stopped; ask for less at once, or retry later`,
+      {
+        retryAfterSeconds: DATABASE_RETRY_AFTER_S,
+        limit: 'DATABASE_STATEMENT_TIMEOUT_MS',
+        max: timeoutMs,
+      },
+      { 'Retry-After': String(DATABASE_RETRY_AFTER_S) },
+    ),
+  );
+}
+
 export const databaseUnavailable = () =>
   new AppError(
     'UNAVAILABLE',

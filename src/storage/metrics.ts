@@ -1,4 +1,5 @@
-import { Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { PoolObserver } from './fair-pool.ts';
 import type { ReplicaState } from './replica.ts';
 
 /** The read replica's lag and whether it serves listings (DATABASE_READ_URL), read when scraped. */
@@ -19,4 +20,24 @@ export function registerReplicaMetrics(registry: Registry, state: () => ReplicaS
       this.set(state().inService ? 1 : 0);
     },
   });
+}
+
+/** What the pools of request work refuse and stop (./fair-pool.ts). */
+export function poolMetrics(registry: Registry): PoolObserver {
+  const busy = new Counter({
+    name: 'clipgate_database_busy_total',
+    help: 'Requests answered busy after waiting for a database connection past the pool\'s wait: for their own share of the pool (share="own", 429), or for any connection (share="pool", 503)',
+    labelNames: ['share'],
+    registers: [registry],
+  });
+  const stopped = new Counter({
+    name: 'clipgate_database_statements_stopped_total',
+    help: 'Statements of requests stopped: past DATABASE_STATEMENT_TIMEOUT_MS (reason="timeout"), or because their client went away (reason="gone")',
+    labelNames: ['reason'],
+    registers: [registry],
+  });
+  return {
+    busy: (share) => busy.inc({ share }),
+    stopped: (reason) => stopped.inc({ reason }),
+  };
 }

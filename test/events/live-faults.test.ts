@@ -35,7 +35,7 @@ describe.each(variants)(
     async function instances(): Promise<{ a: TestApp; b: TestApp; proxy: TcpProxy }> {
       const env: Record<string, string> = v.bus === 'Redis' ? { REDIS_URL: redisUrl! } : {};
       if (v.backend === 'postgres') {
-        const db = await freshPostgres();
+        const db = await freshPostgres({ migrated: true });
         undo.push(db.drop);
         const target = new URL(db.url);
         const proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));

@@ -5,7 +5,7 @@ import { vi } from 'vitest';
 import WebSocket from 'ws';
 import { loadConfig, type RedisTarget } from '../../src/config.ts';
 import { graphql } from '../generated/index.ts';
-import type { TestApp } from '../helpers/app.ts';
+import { serversRequired, type TestApp } from '../helpers/app.ts';
 import { checkReceived, liveEventProblems } from '../helpers/catalog.ts';
 import { CreateActivity, ok } from '../helpers/fixtures.ts';
 
@@ -37,7 +37,7 @@ export const AccountEvents = graphql(`
 
 /** Redis-backed suites run when TEST_REDIS_URL is set; CI must set it. */
 export const redisUrl = process.env.TEST_REDIS_URL;
-if (process.env.CI && !redisUrl) {
+if (serversRequired && !redisUrl) {
   throw new Error('CI must set TEST_REDIS_URL: the live-event suites run with Redis as well');
 }
 if (!redisUrl) {
@@ -49,7 +49,7 @@ if (!redisUrl) {
  * the three masters of scripts/redis-cluster-local.sh.
  */
 export const redisClusterNodes = process.env.TEST_REDIS_CLUSTER_NODES;
-if (process.env.CI && !redisClusterNodes) {
+if (serversRequired && !redisClusterNodes) {
   throw new Error('CI must set TEST_REDIS_CLUSTER_NODES: the Redis suites run on a cluster too');
 }
 if (!redisClusterNodes) {

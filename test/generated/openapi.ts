@@ -1163,7 +1163,7 @@ export interface components {
         };
         /** @description Nothing: `{}` or an empty body */
         RetirePreviousNotificationKeyInput: Record<string, never>;
-        /** @description Each replay is a new delivery in the delivery log whose replayOf names the delivery it replays. More than WEBHOOK_REPLAY_MAX (default 10000) in the range: 400 with details.count and details.max, nothing queued */
+        /** @description Each replay is a new delivery in the delivery log whose replayOf names the delivery it replays. More than WEBHOOK_REPLAY_MAX (default 10000) notifications in the range, whatever their state: 400 with details.max, nothing queued. Another replay of the registration still running: 409 */
         NotificationReplay: {
             /** @description How many notifications were queued again */
             queued: number;
@@ -2203,7 +2203,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Each replay is a new delivery in the delivery log whose replayOf names the delivery it replays. More than WEBHOOK_REPLAY_MAX (default 10000) in the range: 400 with details.count and details.max, nothing queued */
+            /** @description Each replay is a new delivery in the delivery log whose replayOf names the delivery it replays. More than WEBHOOK_REPLAY_MAX (default 10000) notifications in the range, whatever their state: 400 with details.max, nothing queued. Another replay of the registration still running: 409 */
             200: {
                 headers: {
                     [name: string]: unknown;

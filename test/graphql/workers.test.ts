@@ -196,7 +196,7 @@ describe.runIf(backends.includes('postgres'))(
     let drop: () => Promise<void>;
 
     beforeAll(async () => {
-      const db = await freshPostgres();
+      const db = await freshPostgres({ migrated: true });
       drop = db.drop;
       const target = new URL(db.url);
       proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));

@@ -20,7 +20,7 @@ describe.each(backends)('the database cut off on %s', (backend) => {
 
   beforeAll(async () => {
     if (backend === 'postgres') {
-      const db = await freshPostgres();
+      const db = await freshPostgres({ migrated: true });
       dropDatabase = db.drop;
       const target = new URL(db.url);
       proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));

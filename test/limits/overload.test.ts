@@ -20,7 +20,7 @@ describe.each(backends)('overload shedding on %s', (backend) => {
 
   beforeAll(async () => {
     dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'clipgate-overload-'));
-    const db = backend === 'postgres' ? await freshPostgres() : undefined;
+    const db = backend === 'postgres' ? await freshPostgres({ migrated: true }) : undefined;
     dropDatabase = db?.drop;
     service = await startServiceProcess(['--import', 'tsx', 'src/main.ts'], {
       DATA_DIR: dataDir,

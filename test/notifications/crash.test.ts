@@ -47,7 +47,7 @@ const kill = (child: ChildProcess, signal: NodeJS.Signals) => child.kill(signal)
 describe.each(backends)('a SIGKILL with deliveries in flight on %s', (backend: Backend) => {
   it('loses no committed event: after the restart every one arrives', async () => {
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'clipgate-crash-'));
-    const database = backend === 'postgres' ? await freshPostgres() : undefined;
+    const database = backend === 'postgres' ? await freshPostgres({ migrated: true }) : undefined;
     const env = {
       PORT: '0',
       DATA_DIR: dataDir,

@@ -49,7 +49,7 @@ describe.each(backends)('a receiver that says "slow down" on %s', (backend) => {
     [429, 'seconds', '2'],
     [503, 'an HTTP date', ''],
   ])(
-    "honours a %i with Retry-After in %s: its retry and the origin's other notifications wait",
+    "honours a %i with Retry-After in %s: its retry and the registration's other notifications wait",
     async (status, _form, seconds) => {
       // An HTTP date 3 s ahead (whole seconds: at least 2 s from now).
       const retryAfter = seconds || new Date(Date.now() + 3000).toUTCString();
@@ -77,13 +77,13 @@ describe.each(backends)('a receiver that says "slow down" on %s', (backend) => {
       expect(delivery.attempts[0]).toMatchObject({ status, response: 'busy' });
       expect(delivery.attempts[0]!.errorMessage).toMatch(
         new RegExp(
-          `^slow down: HTTP ${status} with Retry-After: .+; this receiver's origin gets nothing for \\d s$`,
+          `^slow down: HTTP ${status} with Retry-After: .+; this registration gets nothing for \\d s$`,
         ),
       );
     },
   );
 
-  it('retries a 500 with a Retry-After on its own schedule, without holding the origin', async () => {
+  it('retries a 500 with a Retry-After on its own schedule, without holding the registration', async () => {
     slowDown = { status: 500, retryAfter: '30' };
     const first = await sendTest();
     await receiver.waitFor(() => receiver.byId(first.webhookId).length === 2, 'the retry', 5000);

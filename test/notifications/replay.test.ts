@@ -1,3 +1,6 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { print } from 'graphql';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { graphql } from '../generated/index.ts';
 import { backends, startApp, type TestApp } from '../helpers/app.ts';
@@ -94,8 +97,9 @@ describe.each(backends)('replaying a time range on %s', (backend) => {
     expect(failed).toMatchObject({ webhookId: arrived[1], status: 'discarded' });
     fixed = true;
     const before = receiver.byId(failed.webhookId).length;
+    // The last three: the maximum counts them all, whatever onlyFailed takes of them.
     const res = await rest(t.url, token, 'POST', REPLAY, {
-      from: originals[0]!.createdAt,
+      from: failed.createdAt,
       to: new Date().toISOString(),
       onlyFailed: true,
     });
@@ -113,7 +117,7 @@ describe.each(backends)('replaying a time range on %s', (backend) => {
     // Nothing failed any more: nothing to replay.
     const none = await ok(t, token, ReplayNotifications, {
       accountId,
-      from: originals[0]!.createdAt,
+      from: failed.createdAt,
       to: new Date().toISOString(),
       onlyFailed: true,
     });
@@ -122,11 +126,12 @@ describe.each(backends)('replaying a time range on %s', (backend) => {
 
   it('refuses a range holding more than the bound, and replays a smaller one in order', async () => {
     const whole = { from: originals[0]!.createdAt, to: new Date().toISOString() };
-    const tooMany = await rest(t.url, token, 'POST', REPLAY, whole);
+    // Four in the range, one of them failed: all four count.
+    const tooMany = await rest(t.url, token, 'POST', REPLAY, { ...whole, onlyFailed: true });
     expect(tooMany.status).toBe(400);
     expect(tooMany.body.error).toMatchObject({
       code: 'INVALID_ARGUMENT',
-      details: { field: 'from', count: 4, max: 3 },
+      details: { field: 'from', max: 3 },
     });
     expect(tooMany.body.error.message).toContain(whole.from.slice(0, 19));
     const replaysBefore = (await log()).filter((d) => d.replayOf !== null).length;
@@ -147,6 +152,151 @@ describe.each(backends)('replaying a time range on %s', (backend) => {
     // Queued in the original order, each with its original's webhook-id.
     expect(replays.map((d) => d.replayOf)).toEqual(originals.slice(0, 3).map((d) => d.id));
     expect(replays.map((d) => d.webhookId)).toEqual(originals.slice(0, 3).map((d) => d.webhookId));
+  });
+
+  /** Waits until no delivery is pending: each event's latest delivery can be replayed again. */
+  const settled = () =>
+    vi.waitFor(
+      async () => {
+        if ((await log()).some((d) => d.status === 'pending')) throw new Error('pending');
+      },
+      { timeout: 15_000, interval: 50 },
+    );
+  const replays = async () => (await log()).filter((d) => d.replayOf !== null).length;
+
+  /**
+   * Holds up every replay of the registration until `release`: on PostgreSQL a transaction that
+   * locks its row (replay reads it FOR SHARE); on the embedded database, a transaction holding
+   * its one connection. `waiting` tells that a replay (or anything) waits behind it.
+   */
+  async function holdReplays() {
+    const pool = t.app.services.db.pool;
+    const held: pg.PoolClient = await pool.connect();
+    await held.query('BEGIN');
+    if (backend === 'postgres') {
+      await held.query(
+        `SELECT 1 FROM notification_registrations WHERE account_id = $1 FOR UPDATE`,
+        [accountId],
+      );
+    }
+    return {
+      waiting: async () =>
+        backend === 'postgres'
+          ? (
+              await held.query<{ n: number }>(
+                `SELECT count(*)::int AS n FROM pg_stat_activity
+                  WHERE wait_event_type = 'Lock' AND datname = current_database()`,
+              )
+            ).rows[0]!.n > 0
+          : pool.waitingCount > 0,
+      release: async () => {
+        await held.query('COMMIT');
+        held.release();
+      },
+    };
+  }
+
+  /** The last original alone: delivered, never replayed. */
+  const lastOriginal = () => ({ from: originals[3]!.createdAt, to: new Date().toISOString() });
+
+  it.each(['REST', 'GraphQL'])(
+    'stops a replay whose %s request went away, queueing nothing',
+    async (via) => {
+      await settled();
+      const before = await replays();
+      const hold = await holdReplays();
+      const gone = new AbortController();
+      const range = lastOriginal();
+      const request =
+        via === 'REST'
+          ? fetch(`${t.url}${REPLAY}`, {
+              method: 'POST',
+              headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+              body: JSON.stringify(range),
+              signal: gone.signal,
+            })
+          : fetch(`${t.url}/graphql`, {
+              method: 'POST',
+              headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+              body: JSON.stringify({
+                query: print(ReplayNotifications),
+                variables: { accountId, ...range },
+              }),
+              signal: gone.signal,
+            });
+      const settledRequest = request.catch((err: Error) => err.name);
+      await vi.waitFor(async () => expect(await hold.waiting()).toBe(true), { timeout: 5000 });
+      // The request has reached the service and waits there: the client goes away.
+      await sleep(200);
+      gone.abort();
+      expect(await settledRequest).toBe('AbortError');
+      await sleep(200);
+      await hold.release();
+      // Time for a replay that runs on regardless to commit.
+      await sleep(1000);
+      expect(await replays()).toBe(before);
+    },
+  );
+
+  it('runs one replay of a registration at a time, on every instance: a second is a 409', async () => {
+    await settled();
+    // On PostgreSQL the second goes to another instance of the service on the same database.
+    const other =
+      backend === 'postgres'
+        ? await startApp(backend, {
+            DATABASE_URL: t.config.databaseUrl!,
+            WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+            WEBHOOK_ALLOW_HTTP: 'true',
+            WEBHOOK_REPLAY_MAX: '3',
+          })
+        : t;
+    try {
+      const hold = await holdReplays();
+      const range = lastOriginal();
+      const first = rest(t.url, token, 'POST', REPLAY, range);
+      const second = rest(other.url, token, 'POST', REPLAY, range);
+      // One is refused at once, while the other waits for what holds it.
+      const early = await Promise.race([first, second, sleep(5000)]);
+      await hold.release();
+      const answers = await Promise.all([first, second]);
+      expect(early, 'no answer while the first replay was held').toBeDefined();
+      expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
+      const refused = answers.find((a) => a.status === 409)!;
+      expect(refused.body.error.code).toBe('CONFLICT');
+      expect(refused.body.error.message).toContain('another replay');
+      expect(answers.find((a) => a.status === 200)!.body.queued).toBe(1);
+    } finally {
+      if (other !== t) await other.close();
+    }
+  });
+
+  it('refuses a range over the maximum at once, however many notifications it holds', async () => {
+    // 40,000 delivered originals of this client, three hours before the others.
+    const start = new Date(Date.parse(originals[0]!.createdAt) - 3 * 3600_000);
+    await t.app.services.db.pool.query(
+      `INSERT INTO deliveries (kind, event_id, account_id, client_id, event_type, event_data,
+                               url, origin, auth_key, state, created_at)
+       SELECT 'event', 1000000 + g, $1, 'client-1', 'activity_created', '{}',
+              'http://127.0.0.1:9/', 'http://127.0.0.1:9', 'unused', 'delivered',
+              $2::timestamptz + g * interval '50 milliseconds'
+         FROM generate_series(1, 40000) g`,
+      [accountId, start],
+    );
+    const range = {
+      from: start.toISOString(),
+      to: new Date(start.getTime() + 3600_000).toISOString(),
+      onlyFailed: true,
+    };
+    const began = performance.now();
+    const res = await rest(t.url, token, 'POST', REPLAY, range);
+    const took = performance.now() - began;
+    expect(res.status, JSON.stringify(res.body)).toBe(400);
+    expect(res.body.error).toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      details: { field: 'from', max: 3 },
+    });
+    // Reading the whole range, let alone comparing it with every delivery, takes seconds.
+    expect(took).toBeLessThan(1000);
   });
 
   it.each([

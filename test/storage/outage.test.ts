@@ -45,7 +45,7 @@ describe.runIf(backends.includes('postgres'))('the database cut under a write', 
   });
 
   it('answers UNAVAILABLE, not INTERNAL, when the connection drops inside the transaction', async () => {
-    const database = await freshPostgres();
+    const database = await freshPostgres({ migrated: true });
     cleanup.push(database.drop);
     const url = new URL(database.url);
     const proxy: TcpProxy = await startTcpProxy(url.hostname, Number(url.port || 5432));

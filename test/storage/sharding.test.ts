@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.ts';
 import { openDatabase, type Database } from '../../src/storage/database.ts';
+import { migratedImage } from '../helpers/app.ts';
 
 /** The plan's rows: each table named in the first column, with the second column's words. */
 function plan(): Map<string, string> {
@@ -30,6 +31,7 @@ describe('the sharding plan', () => {
     db = await openDatabase({
       databaseUrl: undefined,
       embeddedDir: 'memory://',
+      embeddedImage: await migratedImage(),
       logger: createLogger('silent'),
     });
   });

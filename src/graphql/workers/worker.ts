@@ -7,8 +7,10 @@ import { parse, type ExecutionResult } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { requestContext } from '../../context.ts';
 import { Disposables } from '../../lifecycle.ts';
+import { callerOf } from '../../limits/rate.ts';
 import { createLogger } from '../../logger.ts';
 import { buildReadServices } from '../../services.ts';
+import { asCaller, stayingCaller } from '../../storage/tenancy.ts';
 import { continueTrace, fail } from '../../telemetry/tracing.ts';
 import { graphqlContext } from '../builder.ts';
 import { toGraphQLError } from '../errors.ts';
@@ -63,8 +65,10 @@ function execute(message: ExecuteMessage): Promise<FromWorker> {
     try {
       const entry = compile(message.query, message.operationName);
       const context = graphqlContext(requestContext(services, message.principal));
+      // The caller's turns on this thread's pools (storage/fair-pool.ts).
+      const caller = stayingCaller(callerOf(message.principal));
       result = isCompiledQuery(entry)
-        ? await entry.query(undefined, context, message.variables ?? {})
+        ? await asCaller(caller, () => entry.query(undefined, context, message.variables ?? {}))
         : entry;
     } catch (err) {
       result = { errors: [err] };

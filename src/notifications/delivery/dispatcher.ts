@@ -19,7 +19,7 @@ import { dispatcherPool } from './queue/pool.ts';
 import { nextDueMs, queueStats } from './queue/reads.ts';
 import type { ClaimedDelivery } from './queue/types.ts';
 import { call, handle, prepare, record, type StageContext } from './stages.ts';
-import { OriginPauses, ReceiverThrottle } from './throttle.ts';
+import { ReceiverPauses, ReceiverThrottle } from './throttle.ts';
 import { claimBackoffMs, untilNextDue, Wakeups } from './wakeups.ts';
 
 /**
@@ -29,12 +29,13 @@ import { claimBackoffMs, untilNextDue, Wakeups } from './wakeups.ts';
  *
  * 1. claim: one statement leases due deliveries to this instance (queue/claim.ts), no more than its
  *    slots and prefetch leave room for (slots.ts); saturated receiver origins are left out (a
- *    fast one until half its prefetch is free).
- * 2. admit: each starts at once in a free slot of its origin, or waits prefetched for one;
- *    one that waited too long is handed back unsent.
+ *    fast one until half its prefetch is free), and the registrations of an origin take turns.
+ * 2. admit: each starts at once in a free slot of its origin, or waits prefetched for one (in
+ *    its registration's turn); one that waited too long is handed back unsent.
  * 3. prepare: the receiver's key is opened and the request built (policy.ts); a key this
  *    instance cannot open is an attempt not sent (key_unavailable).
- * 4. gate: a registration with `maxPerSecond` waits for its start, or is handed back to fall
+ * 4. gate: a registration paused by its receiver's "slow down" is handed back to fall due at
+ *    the pause's end; one with `maxPerSecond` waits for its start, or is handed back to fall
  *    due at it (throttle.ts).
  * 5. call: the signed POST (sender.ts).
  * 6. handle: success (2xx: delivered) or failure: a 410 removes the registration and drops its
@@ -91,7 +92,7 @@ export class Dispatcher {
   readonly #recorder: OutcomeRecorder;
   readonly #stages: StageContext;
   readonly #throttle: ReceiverThrottle;
-  readonly #pauses = new OriginPauses();
+  readonly #pauses = new ReceiverPauses();
   readonly #health: ReceiverHealth;
   readonly #tasks = new Set<Promise<void>>();
   #started = false;
@@ -297,7 +298,7 @@ export class Dispatcher {
       if (released) return;
       released = true;
       const wasFull = this.#slots.room() <= 0;
-      this.#slots.release(delivery.origin);
+      this.#slots.release(delivery);
       this.#startNext(delivery.origin);
       // A claim is due once the origin has room enough again (fast ones refill in batches) and
       // may have due deliveries the last claims left, or when the instance had no room at all.
@@ -339,8 +340,8 @@ export class Dispatcher {
     let result: AttemptResult;
     let startedAt = new Date();
     if ('request' in prepared) {
-      // Its origin said "slow down": back in the queue until the pause ends.
-      const pausedMs = this.#pauses.remaining(delivery.origin);
+      // Its receiver said "slow down": back in the queue until the pause ends.
+      const pausedMs = this.#pauses.remaining(delivery);
       if (pausedMs > 0) {
         release();
         await this.#handBack([delivery], pausedMs);

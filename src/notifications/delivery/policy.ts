@@ -114,7 +114,7 @@ export type NextStep =
 
 /** The answers by which a receiver says "slow down" (docs/api.md, Flow control). */
 export const SLOW_DOWN_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
-/** The longest a receiver's `Retry-After` holds its origin back: 10 minutes. */
+/** The longest a receiver's `Retry-After` holds its registration back: 10 minutes. */
 export const RETRY_AFTER_MAX_MS = 10 * 60_000;
 
 const HTTP_DATE = /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/;
@@ -146,10 +146,10 @@ export function slowDownMs(
   return Math.min(parseRetryAfter(result.retryAfter, now) ?? fallbackMs, RETRY_AFTER_MAX_MS);
 }
 
-/** What the delivery log says of a "slow down": the answer and how long the origin waits. */
+/** What the delivery log says of a "slow down": the answer and how long the registration waits. */
 export const slowDownNote = (result: Pick<AttemptResult, 'status' | 'retryAfter'>, ms: number) =>
   `slow down: HTTP ${result.status}${result.retryAfter === undefined ? '' : ` with Retry-After: ${result.retryAfter}`}; ` +
-  `this receiver's origin gets nothing for ${Math.ceil(ms / 1000)} s`;
+  `this registration gets nothing for ${Math.ceil(ms / 1000)} s`;
 
 /**
  * The retry decision. A 2xx is delivered and a 410 gone; every other outcome (3xx, other 4xx,

@@ -12,6 +12,11 @@
  *   slots never wait for a claim. A prefetched delivery that waited PREFETCH_MAX_AGE_MS is
  *   expired instead (the dispatcher hands it back unsent), which bounds its lease and how late a
  *   change of its registration can go unseen.
+ * - Turns: an origin's slots and prefetch are shared between the registrations (account and
+ *   client) that have deliveries of it: the claim is told how many each holds (`claimLimits`)
+ *   and takes the next deliveries of those holding fewest first (queue/claim.ts), and a freed
+ *   slot starts the prefetched deliveries of its registrations in turn. So one registration's
+ *   backlog does not hold its host's other tenants behind it; alone, it may use all of them.
  */
 
 /** A prefetched delivery older than this is expired rather than started. */
@@ -59,12 +64,31 @@ export interface SlotLimits {
   total: number;
 }
 
-/** What the claim may take: no more of `saturated` origins, at most `room[o]` of origin o. */
+/**
+ * What the claim may take: no more of `saturated` origins, at most `room[o]` of origin o, the
+ * registrations holding fewest (`held`) first.
+ */
 export interface ClaimLimits {
   saturated: string[];
   /** The room left of each origin held; an origin not listed may get `perOrigin`. */
   room: Record<string, number>;
+  /**
+   * What the instance holds (in flight and prefetched) per registration of the origins in
+   * `room`, by `registrationOf`; a registration not listed holds none.
+   */
+  held: Record<string, number>;
 }
+
+/** Who a delivery is for: the registration (account and client) and its receiver's origin. */
+export interface Registered {
+  origin: string;
+  account_id: string;
+  client_id: string;
+}
+
+/** The key of a delivery's registration at its origin, as the claim reads `held` by it. */
+export const registrationOf = (r: Registered): string =>
+  `${r.origin} ${r.account_id} ${r.client_id}`;
 
 interface Prefetched<T> {
   item: T;
@@ -72,12 +96,19 @@ interface Prefetched<T> {
 }
 
 /** The slots and prefetched deliveries of one instance; `T` is a claimed delivery. */
-export class Slots<T extends { origin: string }> {
+export class Slots<T extends Registered> {
   readonly #limits: SlotLimits;
   #inFlight = 0;
   readonly #inFlightOf = new Map<string, number>();
-  readonly #prefetched = new Map<string, Prefetched<T>[]>();
+  /**
+   * Per origin, its prefetched deliveries per registration (registrationOf), the registration
+   * whose turn is next first.
+   */
+  readonly #prefetched = new Map<string, Map<string, Prefetched<T>[]>>();
+  readonly #prefetchedOf = new Map<string, number>();
   #prefetchedCount = 0;
+  /** Deliveries held (in flight and prefetched) per registration. */
+  readonly #heldBy = new Map<string, number>();
   /** Average attempt duration per origin (ms), least recently measured first. */
   readonly #latency = new Map<string, number>();
   /**
@@ -125,7 +156,7 @@ export class Slots<T extends { origin: string }> {
   }
 
   #heldOf(origin: string): number {
-    return (this.#inFlightOf.get(origin) ?? 0) + (this.#prefetched.get(origin)?.length ?? 0);
+    return (this.#inFlightOf.get(origin) ?? 0) + (this.#prefetchedOf.get(origin) ?? 0);
   }
 
   /** The origins the instance holds deliveries of. */
@@ -163,7 +194,11 @@ export class Slots<T extends { origin: string }> {
     for (const origin of this.#origins()) {
       if (this.claimable(origin)) room[origin] = this.capacity(origin) - this.#heldOf(origin);
     }
-    return { saturated: this.saturated(), room };
+    const held: Record<string, number> = {};
+    for (const [key, count] of this.#heldBy) {
+      if (key.slice(0, key.indexOf(' ')) in room) held[key] = count;
+    }
+    return { saturated: this.saturated(), room, held };
   }
 
   /**
@@ -219,54 +254,65 @@ export class Slots<T extends { origin: string }> {
    */
   admit(item: T, claimedAt: number): boolean {
     if ((this.#inFlightOf.get(item.origin) ?? 0) < this.#limits.perOrigin) {
-      this.#take(item.origin);
+      this.#take(item);
       return true;
     }
     this.prefetch(item, claimedAt);
     return false;
   }
 
-  /** Holds a claimed delivery for a slot of its origin. */
+  /** Holds a claimed delivery for a slot of its origin, in its registration's turn. */
   prefetch(item: T, claimedAt: number): void {
-    const list = this.#prefetched.get(item.origin) ?? [];
+    const key = registrationOf(item);
+    const queues = this.#prefetched.get(item.origin) ?? new Map<string, Prefetched<T>[]>();
+    const list = queues.get(key) ?? [];
     list.push({ item, claimedAt });
-    this.#prefetched.set(item.origin, list);
+    queues.set(key, list);
+    this.#prefetched.set(item.origin, queues);
+    count(this.#prefetchedOf, item.origin, 1);
+    count(this.#heldBy, key, 1);
     this.#prefetchedCount++;
   }
 
-  #take(origin: string): void {
+  #take(item: T): void {
     this.#inFlight++;
-    this.#inFlightOf.set(origin, (this.#inFlightOf.get(origin) ?? 0) + 1);
+    count(this.#inFlightOf, item.origin, 1);
+    count(this.#heldBy, registrationOf(item), 1);
   }
 
-  /** An attempt of `origin` ended: its slot frees. */
-  release(origin: string): void {
+  /** An attempt at `item` ended: its slot frees. */
+  release(item: T): void {
     this.#inFlight--;
-    const left = (this.#inFlightOf.get(origin) ?? 1) - 1;
-    if (left > 0) this.#inFlightOf.set(origin, left);
-    else this.#inFlightOf.delete(origin);
+    count(this.#inFlightOf, item.origin, -1);
+    count(this.#heldBy, registrationOf(item), -1);
   }
 
   /**
    * A slot of `origin` freed: the next of its prefetched deliveries to start in it (the slot is
-   * taken for it), skipping those `skip` names (dropped meanwhile; it gets each with the time it
-   * was claimed) and expiring those older than PREFETCH_MAX_AGE_MS at `now`, which the caller
-   * hands back.
+   * taken for it), the oldest of the registration whose turn it is (each registration's turn
+   * comes after the others'), skipping those `skip` names (dropped meanwhile; it gets each with
+   * the time it was claimed) and expiring those older than PREFETCH_MAX_AGE_MS at `now`, which
+   * the caller hands back.
    */
   next(
     origin: string,
     now: number,
     skip: (item: T, claimedAt: number) => boolean,
   ): { start?: T; expired: T[] } {
-    const list = this.#prefetched.get(origin);
+    const queues = this.#prefetched.get(origin);
     const expired: T[] = [];
-    while (list && list.length > 0) {
+    while (queues && queues.size > 0) {
+      const [key, list] = queues.entries().next().value!;
       const { item, claimedAt } = list.shift()!;
+      queues.delete(key);
+      if (list.length > 0) queues.set(key, list); // its next turn is after the others'
+      if (queues.size === 0) this.#prefetched.delete(origin);
       this.#prefetchedCount--;
-      if (list.length === 0) this.#prefetched.delete(origin);
+      count(this.#prefetchedOf, origin, -1);
+      count(this.#heldBy, key, -1);
       if (skip(item, claimedAt)) continue;
       if (now - claimedAt < PREFETCH_MAX_AGE_MS) {
-        this.#take(origin);
+        this.#take(item);
         return { start: item, expired };
       }
       expired.push(item);
@@ -276,8 +322,17 @@ export class Slots<T extends { origin: string }> {
 
   /** Every prefetched delivery, no longer held (on shutdown, to be handed back). */
   drain(): T[] {
-    const items = [...this.#prefetched.values()].flat().map((p) => p.item);
+    const items: T[] = [];
+    for (const queues of this.#prefetched.values()) {
+      for (const list of queues.values()) {
+        for (const { item } of list) {
+          items.push(item);
+          count(this.#heldBy, registrationOf(item), -1);
+        }
+      }
+    }
     this.#prefetched.clear();
+    this.#prefetchedOf.clear();
     this.#prefetchedCount = 0;
     return items;
   }
@@ -295,6 +350,13 @@ export class Slots<T extends { origin: string }> {
       this.#latency.delete(this.#latency.keys().next().value!);
     }
   }
+}
+
+/** Adds `by` to `key`'s count in `counts`, forgetting it at 0. */
+function count(counts: Map<string, number>, key: string, by: number): void {
+  const value = (counts.get(key) ?? 0) + by;
+  if (value > 0) counts.set(key, value);
+  else counts.delete(key);
 }
 
 /** Who a delivery goes to: one registration's receiver. */

@@ -21,7 +21,7 @@ import {
 } from './policy.ts';
 import type { OutcomeRecorder } from './recorder.ts';
 import type { GoneReceivers } from './slots.ts';
-import type { OriginPauses } from './throttle.ts';
+import type { ReceiverPauses } from './throttle.ts';
 import { dropPending } from './queue/drop-pending.ts';
 import type { ClaimedDelivery, Outcome } from './queue/types.ts';
 
@@ -38,8 +38,8 @@ export interface StageContext {
   sender: Sender;
   recorder: OutcomeRecorder;
   gone: GoneReceivers;
-  /** Origins held back after a "slow down". */
-  pauses: OriginPauses;
+  /** Registrations held back after a "slow down". */
+  pauses: ReceiverPauses;
   retryDelaysMs: readonly number[];
   /** Whether a rotation's previous key still signs is read from it. */
   clock: Clock;
@@ -90,8 +90,9 @@ export const call = (
  * handle: what follows the attempt (policy.ts). Success (a 2xx) is delivered. Failure: a 410
  * removes the registration and drops what is still queued for it, and what this instance holds
  * for it is skipped from now on; anything else is retried after the next delay, or discarded.
- * A "slow down" (429, 502, 503, 504) also holds the receiver's origin back for its Retry-After
- * (else the retry's delay), capped, and the result answered says so for the delivery log.
+ * A "slow down" (429, 502, 503, 504) also holds the registration back (the endpoint that asked,
+ * not its host's other tenants) for its Retry-After (else the retry's delay), capped, and the
+ * result answered says so for the delivery log.
  */
 export async function handle(
   ctx: StageContext,
@@ -103,7 +104,7 @@ export async function handle(
   if (next.state === 'gone') await dropGone(ctx, delivery);
   const pauseMs = slowDownMs(result, now, next.state === 'pending' ? next.delayMs : 0);
   if (!pauseMs) return { next, result }; // not a slow down, or one that asks for no pause
-  ctx.pauses.hold(delivery.origin, pauseMs, now);
+  ctx.pauses.hold(delivery, pauseMs, now);
   return { next, result: { ...result, errorMessage: slowDownNote(result, pauseMs) } };
 }
 

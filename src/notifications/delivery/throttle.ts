@@ -147,26 +147,31 @@ export class ReceiverThrottle {
 }
 
 /**
- * Receiver origins that said "slow down" (policy.ts, slowDownMs), and until when this instance
- * sends nothing to them: an attempt claimed meanwhile is handed back, due when the pause ends.
- * Per instance (another instance learns from its own attempts); bounded like the limits.
+ * Registrations whose receiver said "slow down" (policy.ts, slowDownMs), and until when this
+ * instance sends them nothing: an attempt claimed meanwhile is handed back, due when the pause
+ * ends. Keyed by registration, not origin: on a host that many tenants' endpoints share (chat and
+ * automation services answer 429 per hook), one endpoint's Retry-After holds only its own
+ * notifications. Per instance (another instance learns from its own attempts); bounded like the
+ * limits.
  */
-export class OriginPauses {
+export class ReceiverPauses {
   readonly #until = new Map<string, number>();
 
-  /** Holds `origin` back for `ms` from now (a longer pause already set stands). */
-  hold(origin: string, ms: number, now = Date.now()): void {
-    const until = Math.max(this.#until.get(origin) ?? 0, now + ms);
-    this.#until.delete(origin);
-    this.#until.set(origin, until);
+  /** Holds the registration back for `ms` from now (a longer pause already set stands). */
+  hold(r: Registration, ms: number, now = Date.now()): void {
+    const key = registrationKey(r);
+    const until = Math.max(this.#until.get(key) ?? 0, now + ms);
+    this.#until.delete(key);
+    this.#until.set(key, until);
     if (this.#until.size > LIMIT_MEMORY) this.#until.delete(this.#until.keys().next().value!);
   }
 
-  /** How long `origin` is still held back, in ms (0: not). */
-  remaining(origin: string, now = Date.now()): number {
-    const until = this.#until.get(origin);
+  /** How long the registration is still held back, in ms (0: not). */
+  remaining(r: Registration, now = Date.now()): number {
+    const key = registrationKey(r);
+    const until = this.#until.get(key);
     if (until === undefined) return 0;
-    if (until <= now) this.#until.delete(origin);
+    if (until <= now) this.#until.delete(key);
     return Math.max(0, until - now);
   }
 }

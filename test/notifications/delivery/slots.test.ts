@@ -3,19 +3,30 @@ import {
   GoneReceivers,
   PREFETCH_MAX_AGE_MS,
   Slots,
+  type ClaimLimits,
 } from '../../../src/notifications/delivery/slots.ts';
 import { claimBackoffMs, untilNextDue } from '../../../src/notifications/delivery/wakeups.ts';
 
 interface Item {
   id: number;
   origin: string;
+  account_id: string;
+  client_id: string;
 }
 
 const A = 'https://a.example';
 const B = 'https://b.example:8443';
 const limits = { perOrigin: 4, total: 10 };
 let ids = 0;
-const item = (origin: string): Item => ({ id: ++ids, origin });
+/** A delivery of `origin` for `account`'s registration (one account unless told). */
+const item = (origin: string, account = 'acct-1'): Item => ({
+  id: ++ids,
+  origin,
+  account_id: account,
+  client_id: 'client-1',
+});
+/** What a claim may take of each origin (its turns aside). */
+const roomOf = ({ saturated, room }: ClaimLimits) => ({ saturated, room });
 const never = () => false;
 
 /** Admits `n` new items of `origin` at `claimedAt`; returns those started. */
@@ -42,15 +53,44 @@ describe('slots', () => {
     const [first, second] = [item(A), item(A)];
     expect(slots.admit(first, 10)).toBe(false);
     expect(slots.admit(second, 20)).toBe(false);
-    slots.release(A);
+    slots.release(item(A));
     expect(slots.next(A, 100, never)).toEqual({ start: first, expired: [] });
     expect(slots.held()).toBe(5);
     // The slot was taken for it: one more release, one more start, then nothing is left.
-    slots.release(A);
+    slots.release(item(A));
     expect(slots.next(A, 100, never)).toEqual({ start: second, expired: [] });
-    slots.release(A);
+    slots.release(item(A));
     expect(slots.next(A, 100, never)).toEqual({ expired: [] });
     expect(slots.held()).toBe(3);
+  });
+
+  it("freed slots start the prefetched deliveries of an origin's registrations in turn", () => {
+    const slots = new Slots<Item>(limits);
+    admit(slots, A, 4);
+    const bobs = [item(A, 'bob'), item(A, 'bob'), item(A, 'bob')];
+    for (const d of bobs) slots.admit(d, 10);
+    const alice = item(A, 'alice');
+    slots.admit(alice, 20);
+    const started = [];
+    for (let i = 0; i < 4; i++) {
+      slots.release(item(A));
+      started.push(slots.next(A, 100, never).start);
+    }
+    // Alice's, claimed after all of Bob's, starts second, not last.
+    expect(started).toEqual([bobs[0], alice, bobs[1], bobs[2]]);
+  });
+
+  it('tell the claim what each registration holds of the origins it may claim for', () => {
+    const slots = new Slots<Item>(limits);
+    admit(slots, A, 2);
+    slots.admit(item(A, 'bob'), 0);
+    for (let i = 0; i < 4; i++) slots.admit(item(B, 'bob'), 0);
+    // B is saturated: the claim takes nothing of it, so its turns are left out.
+    expect(slots.claimLimits()).toEqual({
+      saturated: [B],
+      room: { [A]: 1 },
+      held: { [`${A} acct-1 client-1`]: 2, [`${A} bob client-1`]: 1 },
+    });
   });
 
   it('a saturated origin is left out of the claim; others get the room they have left', () => {
@@ -58,13 +98,13 @@ describe('slots', () => {
     admit(slots, A, 4);
     admit(slots, B, 1);
     expect(slots.saturated()).toEqual([A]);
-    expect(slots.claimLimits()).toEqual({ saturated: [A], room: { [B]: 3 } });
-    slots.release(A);
-    expect(slots.claimLimits()).toEqual({ saturated: [], room: { [A]: 1, [B]: 3 } });
-    for (let i = 0; i < 3; i++) slots.release(A);
-    slots.release(B);
+    expect(roomOf(slots.claimLimits())).toEqual({ saturated: [A], room: { [B]: 3 } });
+    slots.release(item(A));
+    expect(roomOf(slots.claimLimits())).toEqual({ saturated: [], room: { [A]: 1, [B]: 3 } });
+    for (let i = 0; i < 3; i++) slots.release(item(A));
+    slots.release(item(B));
     // Nothing held: no limits named, every origin may get perOrigin.
-    expect(slots.claimLimits()).toEqual({ saturated: [], room: {} });
+    expect(roomOf(slots.claimLimits())).toEqual({ saturated: [], room: {} });
   });
 
   it('prefetched deliveries count against their origin', () => {
@@ -100,9 +140,9 @@ describe('prefetch modes', () => {
     expect(slots.capacity(C)).toBe(4 * 4);
     // B is claimed for while half of its 96 prefetched are free, and then for all its room.
     admit(slots, B, 4 + 48);
-    expect(slots.claimLimits()).toEqual({ saturated: [], room: { [B]: 48 } });
+    expect(roomOf(slots.claimLimits())).toEqual({ saturated: [], room: { [B]: 48 } });
     admit(slots, B, 1);
-    expect(slots.claimLimits()).toEqual({ saturated: [B], room: {} });
+    expect(roomOf(slots.claimLimits())).toEqual({ saturated: [B], room: {} });
   });
 
   it('fast and slow swap as the average crosses 250 ms', () => {
@@ -118,7 +158,7 @@ describe('prefetch modes', () => {
     const slots = new Slots<Item>(limits);
     slots.observe(A, 100);
     expect(admit(slots, A, 10)).toHaveLength(4);
-    expect(slots.claimLimits()).toEqual({ saturated: [], room: { [A]: 6 } });
+    expect(roomOf(slots.claimLimits())).toEqual({ saturated: [], room: { [A]: 6 } });
     admit(slots, A, 6);
     expect(slots.saturated()).toEqual([A]);
     // Turning slow, it may hold no more than its slots: still saturated, nothing prefetched more.
@@ -132,23 +172,23 @@ describe('prefetch modes', () => {
     slots.observe(A, 100); // capacity 16: 4 slots and 12 prefetched; refilled by 6 at least
     admit(slots, A, 16);
     for (let i = 0; i < 5; i++) {
-      slots.release(A);
+      slots.release(item(A));
       slots.next(A, 0, never);
     }
     expect(slots.held()).toBe(11);
     expect(slots.claimable(A)).toBe(false);
-    expect(slots.claimLimits()).toEqual({ saturated: [A], room: {} });
-    slots.release(A);
+    expect(roomOf(slots.claimLimits())).toEqual({ saturated: [A], room: {} });
+    slots.release(item(A));
     slots.next(A, 0, never);
     expect(slots.claimable(A)).toBe(true);
-    expect(slots.claimLimits()).toEqual({ saturated: [], room: { [A]: 6 } });
+    expect(roomOf(slots.claimLimits())).toEqual({ saturated: [], room: { [A]: 6 } });
   });
 
   it('slots freed during a claim call for another only where the queue may hold more', () => {
     /** Slots freed while a claim ran: `n` attempts of `origin` end, and prefetched ones start. */
     const free = (slots: Slots<Item>, origin: string, n: number) => {
       for (let i = 0; i < n; i++) {
-        slots.release(origin);
+        slots.release(item(origin));
         slots.next(origin, 0, never);
       }
     };
@@ -157,7 +197,7 @@ describe('prefetch modes', () => {
     admit(slots, A, 10);
     let since = slots.mark();
     let asked = slots.claimLimits();
-    expect(asked).toEqual({ saturated: [], room: { [A]: 6 } });
+    expect(roomOf(asked)).toEqual({ saturated: [], room: { [A]: 6 } });
     // It got all its room: claimable again after six ended meanwhile, so more may be queued.
     const claimed = Array.from({ length: 6 }, () => item(A));
     free(slots, A, 6);
@@ -177,7 +217,7 @@ describe('prefetch modes', () => {
     admit(slots, A, 9);
     since = slots.mark();
     asked = slots.claimLimits();
-    expect(asked).toEqual({ saturated: [A], room: {} });
+    expect(roomOf(asked)).toEqual({ saturated: [A], room: {} });
     slots.settled(asked, [], true, since);
     free(slots, A, 6);
     expect(slots.claimAgain()).toBe(true);
@@ -185,12 +225,12 @@ describe('prefetch modes', () => {
     admit(slots, A, 6);
     since = slots.mark();
     asked = slots.claimLimits();
-    expect(asked).toEqual({ saturated: [A], room: {} });
+    expect(roomOf(asked)).toEqual({ saturated: [A], room: {} });
     const b = [item(B), item(B), item(B), item(B)];
     for (const i of b) slots.admit(i, 0);
     slots.settled(asked, b, true, since);
     expect(slots.claimAgain()).toBe(false);
-    slots.release(B);
+    slots.release(item(B));
     expect(slots.claimAgain()).toBe(true);
   });
 
@@ -208,7 +248,7 @@ describe('prefetch modes', () => {
     slots.settled(asked, [], true, since);
     expect(slots.behind(A)).toBe(true);
     // Claimed for, it got all its room: there may be more.
-    slots.release(A);
+    slots.release(item(A));
     since = slots.mark();
     asked = slots.claimLimits();
     expect(asked.room[A]).toBe(1);
@@ -217,8 +257,8 @@ describe('prefetch modes', () => {
     slots.settled(asked, one, true, since);
     expect(slots.behind(A)).toBe(true);
     // It got less than its room: nothing more was due.
-    slots.release(A);
-    slots.release(A);
+    slots.release(item(A));
+    slots.release(item(A));
     since = slots.mark();
     asked = slots.claimLimits();
     expect(asked.room[A]).toBe(2);
@@ -247,8 +287,8 @@ describe('prefetch modes', () => {
     slots.observe(A, 1000);
     admit(slots, A, 4);
     expect(slots.claimable(A)).toBe(false);
-    slots.release(A);
-    expect(slots.claimLimits()).toEqual({ saturated: [], room: { [A]: 1 } });
+    slots.release(item(A));
+    expect(roomOf(slots.claimLimits())).toEqual({ saturated: [], room: { [A]: 1 } });
   });
 
   it('the least recently measured origins are forgotten beyond 10,000', () => {
@@ -271,12 +311,12 @@ describe('prefetch max age', () => {
     slots.prefetch(older, 0);
     slots.prefetch(old, 1);
     slots.prefetch(fresh, 500);
-    slots.release(A);
+    slots.release(item(A));
     const now = 1 + PREFETCH_MAX_AGE_MS;
     expect(slots.next(A, now, never)).toEqual({ start: fresh, expired: [older, old] });
     expect(slots.held()).toBe(4);
     slots.prefetch(old, 0);
-    slots.release(A);
+    slots.release(item(A));
     expect(slots.next(A, PREFETCH_MAX_AGE_MS - 1, never)).toEqual({ start: old, expired: [] });
   });
 
@@ -286,7 +326,7 @@ describe('prefetch max age', () => {
     const [gone, kept] = [item(A), item(A)];
     slots.prefetch(gone, 0);
     slots.prefetch(kept, 0);
-    slots.release(A);
+    slots.release(item(A));
     expect(slots.next(A, 10, (i, claimedAt) => i === gone && claimedAt === 0)).toEqual({
       start: kept,
       expired: [],
@@ -342,7 +382,7 @@ describe('wake-up timing', () => {
     // One it holds nothing of may be claimed for.
     expect(slots.roomFor([A, B])).toBe(true);
     expect(slots.roomFor([])).toBe(false);
-    slots.release(A);
+    slots.release(item(A));
     expect(slots.roomFor([A])).toBe(true);
     // The instance holds as much as it may: nothing until it frees some.
     admit(slots, B, 17);

@@ -4,6 +4,7 @@ import type { NewEvent } from '../../../src/events/types.ts';
 import { createLogger } from '../../../src/logger.ts';
 import { Wakeups } from '../../../src/notifications/delivery/wakeups.ts';
 import { openDatabase, type Database } from '../../../src/storage/database.ts';
+import { migratedImage } from '../../helpers/app.ts';
 
 const A = 'http://127.0.0.1:8001';
 const B = 'http://127.0.0.1:8002';
@@ -43,6 +44,7 @@ describe('dispatcher wake-ups on local commits', () => {
     db = await openDatabase({
       databaseUrl: undefined,
       embeddedDir: 'memory://',
+      embeddedImage: await migratedImage(),
       logger: createLogger('silent'),
     });
   });

@@ -2,23 +2,61 @@ import type { Queryable } from '../../../storage/database.ts';
 import type { ClaimLimits } from '../slots.ts';
 import type { ClaimedDelivery } from './types.ts';
 
-// The first `$2` due, unleased (or lease-expired) deliveries in due order, at most the room of
-// each receiver origin ($5, default $6) of them, saturated origins ($1) left out. Candidates are
-// read without locks; only the picked rows are locked, SKIP LOCKED, and their claimability is
-// checked again on the locked version (READ COMMITTED re-evaluates the conditions of a FOR
-// UPDATE row that changed), so two instances never lease the same delivery.
+// The first `$2` due, unleased (or lease-expired) deliveries in due order (c), saturated origins
+// ($1) left out, and, when that window is full, the first due ones of each other registration
+// (account and client) of its origins (heads): their deliveries may lie beyond the window, behind
+// another registration's backlog. Registrations are found by a skip scan of the registration
+// index (one probe per registration with pending deliveries at the origin, at most $8 of them).
+// Of these, at most the room of each receiver origin ($5, default $6) is picked, in turns: a
+// registration's k-th candidate has turn k plus what the instance holds of it ($7), and the
+// lowest turns go first, so the registrations of an origin share its slots and prefetch.
+// Candidates are read without locks; only the picked rows are locked, SKIP LOCKED, and their
+// claimability is checked again on the locked version (READ COMMITTED re-evaluates the
+// conditions of a FOR UPDATE row that changed), so two instances never lease the same delivery.
 const CLAIM_SQL = `
-WITH c AS (
-  SELECT id, origin, next_attempt_at FROM deliveries
+WITH RECURSIVE c AS (
+  SELECT id, origin, account_id, client_id, next_attempt_at FROM deliveries
    WHERE state = 'pending' AND next_attempt_at <= now()
      AND (lease_until IS NULL OR lease_until <= now())
      AND origin <> ALL ($1::text[])
    ORDER BY next_attempt_at, id
    LIMIT $2
+), cut AS (
+  SELECT DISTINCT origin FROM c WHERE (SELECT count(*) FROM c) >= $2
+), registrations AS (
+  SELECT f.origin, f.account_id, f.client_id, 1 AS n FROM cut, LATERAL (
+    SELECT origin, account_id, client_id FROM deliveries
+     WHERE state = 'pending' AND origin = cut.origin
+     ORDER BY origin, account_id, client_id
+     LIMIT 1) f
+  UNION ALL
+  SELECT f.origin, f.account_id, f.client_id, r.n + 1 FROM registrations r, LATERAL (
+    SELECT origin, account_id, client_id FROM deliveries
+     WHERE state = 'pending' AND origin = r.origin
+       AND (account_id, client_id) > (r.account_id, r.client_id)
+     ORDER BY origin, account_id, client_id
+     LIMIT 1) f
+   WHERE r.n < $8
+), heads AS (
+  SELECT h.* FROM registrations r, LATERAL (
+    SELECT id, origin, account_id, client_id, next_attempt_at FROM deliveries
+     WHERE state = 'pending' AND origin = r.origin
+       AND account_id = r.account_id AND client_id = r.client_id
+       AND next_attempt_at <= now() AND (lease_until IS NULL OR lease_until <= now())
+     ORDER BY next_attempt_at, id
+     LIMIT $6) h
+   WHERE NOT EXISTS (SELECT 1 FROM c WHERE c.origin = r.origin
+                        AND c.account_id = r.account_id AND c.client_id = r.client_id)
+), turns AS (
+  SELECT id, origin, next_attempt_at,
+         coalesce(($7::jsonb ->> (origin || ' ' || account_id::text || ' ' || client_id))::int, 0)
+         + row_number() OVER (PARTITION BY origin, account_id, client_id
+                              ORDER BY next_attempt_at, id) AS turn
+    FROM (SELECT * FROM c UNION ALL SELECT * FROM heads) candidates
 ), picked AS (
   SELECT id FROM (
-    SELECT id, origin, row_number() OVER (PARTITION BY origin ORDER BY next_attempt_at, id) AS rn
-      FROM c) ranked
+    SELECT id, origin, row_number() OVER (PARTITION BY origin ORDER BY turn, next_attempt_at, id) AS rn
+      FROM turns) ranked
    WHERE rn <= coalesce(($5::jsonb ->> origin)::int, $6::int)
 ), locked AS (
   SELECT id FROM deliveries
@@ -36,7 +74,16 @@ RETURNING d.id::text AS id, d.kind, d.event_id::text AS event_id, d.account_id, 
           d.previous_auth_key, d.previous_key_until, d.signing_key, d.previous_signing_key,
           d.attempt_count, d.round_attempts, d.traceparent`;
 
-/** Leases up to `limit` due deliveries to `instanceId` for `leaseMs`, within `limits`. */
+/**
+ * The registrations of one origin a claim looks past its window for: beyond, the others wait
+ * for their deliveries to come up in due order.
+ */
+const REGISTRATIONS_PER_ORIGIN = 100;
+
+/**
+ * Leases up to `limit` due deliveries to `instanceId` for `leaseMs`, within `limits`, the
+ * registrations of each origin in turns.
+ */
 export async function claimDeliveries(
   q: Queryable,
   args: {
@@ -57,6 +104,8 @@ export async function claimDeliveries(
       args.instanceId,
       JSON.stringify(args.limits.room),
       args.perOrigin,
+      JSON.stringify(args.limits.held),
+      REGISTRATIONS_PER_ORIGIN,
     ],
   });
   return rows;

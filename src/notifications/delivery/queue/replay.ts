@@ -2,71 +2,101 @@ import type { Queryable } from '../../../storage/database.ts';
 import type { ReplayRange } from '../../registration.ts';
 import type { Caller } from '../../views.ts';
 
-// The caller's original event deliveries created in [$3, $4), each with the state of the
-// latest delivery of its event (an earlier replay's, if any): those not pending, and with
-// $5 only those whose latest delivery did not get through.
-const CHOSEN = `
-WITH originals AS (
-  SELECT * FROM deliveries
-   WHERE account_id = $1 AND client_id = $2 AND kind = 'event' AND replay_of IS NULL
-     AND created_at >= $3 AND created_at < $4
-), latest AS (
-  SELECT DISTINCT ON (event_id) event_id, state FROM deliveries
-   WHERE account_id = $1 AND client_id = $2
-     AND event_id = ANY (ARRAY(SELECT event_id FROM originals))
-   ORDER BY event_id, id DESC
-), chosen AS (
-  SELECT o.* FROM originals o JOIN latest l ON l.event_id = o.event_id
-   WHERE l.state <> 'pending'
-     AND (NOT $5::boolean OR l.state IN ('discarded', 'gone', 'dropped'))
-)`;
+/**
+ * How many originals one statement of a replay queues again: on the embedded database each
+ * statement runs on the event loop, so a replay is a series of short ones; between them the
+ * service serves other requests and notices that the replay's caller went away.
+ */
+export const REPLAY_STEP = 100;
 
-const rangeValues = (caller: Caller, range: ReplayRange) => [
-  caller.accountId,
-  caller.clientId,
-  range.from,
-  range.to,
-  range.onlyFailed,
-];
+/** The first key of the advisory lock that lets one replay of a registration run at a time. */
+const REPLAY_LOCK = 0x72706c79; // "rply"
 
-/** How many notifications `replayRange` would queue for the range. */
-export async function countReplay(
-  q: Queryable,
-  caller: Caller,
-  range: ReplayRange,
-): Promise<number> {
-  const { rows } = await q.query<{ count: number }>(
-    `${CHOSEN} SELECT count(*)::int AS count FROM chosen`,
-    rangeValues(caller, range),
+/**
+ * Takes the lock of the caller's replays for the rest of the transaction, on every instance;
+ * false when another transaction holds it. Two registrations whose key hashes alike share it.
+ */
+export async function lockReplay(q: Queryable, caller: Caller): Promise<boolean> {
+  const { rows } = await q.query<{ locked: boolean }>(
+    `SELECT pg_try_advisory_xact_lock($1, hashtext($2 || ' ' || $3)) AS locked`,
+    [REPLAY_LOCK, caller.accountId, caller.clientId],
   );
-  return rows[0]!.count;
+  return rows[0]!.locked;
+}
+
+/** Where a page of a range's originals starts: after this original. */
+export interface RangeKey {
+  /** As PostgreSQL writes it, read back exactly. */
+  createdAt: string;
+  id: string;
 }
 
 /**
- * Queues the caller's events of the range again, in their original order, each as a new
- * delivery of the same event (so the same webhook-id) that points at the one it replays, to
- * the registration as it is now (url, keys, userData), carrying `traceparent`. Resolves with how
- * many were queued; none without a registration.
+ * The caller's original event deliveries created in [from, to), in whatever state, after `after`
+ * in (created_at, id) order: at most `limit`, read by (account_id, client_id, created_at, id),
+ * so that a page reads only its own rows. `after` null: from the range's start.
  */
-export async function replayRange(
+export async function rangeOriginals(
   q: Queryable,
   caller: Caller,
   range: ReplayRange,
+  after: RangeKey | null,
+  limit: number,
+): Promise<RangeKey[]> {
+  const { rows } = await q.query<RangeKey>(
+    `SELECT d.created_at::text AS "createdAt", d.id::text AS id FROM deliveries d
+      WHERE d.account_id = $1 AND d.client_id = $2
+        AND (d.created_at, d.id) > ($3::timestamptz, $4::bigint) AND d.created_at < $5
+        AND d.kind = 'event' AND d.replay_of IS NULL
+      ORDER BY d.created_at, d.id LIMIT $6`,
+    [
+      caller.accountId,
+      caller.clientId,
+      after?.createdAt ?? range.from,
+      after?.id ?? 0,
+      range.to,
+      limit,
+    ],
+  );
+  return rows;
+}
+
+/**
+ * Queues again those of `ids` (the caller's originals of the range) whose event's latest delivery
+ * (its latest replay, else itself) is not pending, and with `onlyFailed` only those whose latest
+ * delivery did not get through. Each is a new delivery of the same event (so the same
+ * webhook-id) that points at the one it replays, to the registration as it is now (url, keys,
+ * userData), carrying `traceparent`, inserted in the originals' order. Each original is found by
+ * its id, each latest replay by (replay_of, id). Resolves with how many were queued; none
+ * without a registration.
+ */
+export async function replayOriginals(
+  q: Queryable,
+  caller: Caller,
+  onlyFailed: boolean,
+  ids: readonly string[],
   traceparent: string | null,
 ): Promise<number> {
   const { rowCount } = await q.query(
-    `${CHOSEN}
-     INSERT INTO deliveries (kind, event_id, account_id, client_id, event_type, event_data,
+    `INSERT INTO deliveries (kind, event_id, account_id, client_id, event_type, event_data,
                              user_data, url, origin, auth_key, previous_auth_key,
                              previous_key_until, signing_key, previous_signing_key, traceparent,
                              replay_of)
-     SELECT 'event', c.event_id, c.account_id, c.client_id, c.event_type, c.event_data,
+     SELECT 'event', o.event_id, o.account_id, o.client_id, o.event_type, o.event_data,
             r.user_data, r.url, r.origin, r.auth_key, r.previous_auth_key, r.previous_key_until,
-            r.signing_key, r.previous_signing_key, $6, c.id
-       FROM chosen c JOIN notification_registrations r
-         ON r.account_id = c.account_id AND r.client_id = c.client_id
-      ORDER BY c.id`,
-    [...rangeValues(caller, range), traceparent],
+            r.signing_key, r.previous_signing_key, $5, o.id
+       FROM deliveries o
+       JOIN notification_registrations r
+         ON r.account_id = o.account_id AND r.client_id = o.client_id
+      CROSS JOIN LATERAL (
+            SELECT coalesce((SELECT l.state FROM deliveries l
+                              WHERE l.replay_of = o.id ORDER BY l.id DESC LIMIT 1),
+                            o.state) AS state) latest
+      WHERE o.account_id = $1 AND o.client_id = $2 AND o.id = ANY ($4::bigint[])
+        AND latest.state <> 'pending'
+        AND (NOT $3::boolean OR latest.state IN ('discarded', 'gone', 'dropped'))
+      ORDER BY o.id`,
+    [caller.accountId, caller.clientId, onlyFailed, ids, traceparent],
   );
   return rowCount ?? 0;
 }

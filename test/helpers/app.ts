@@ -36,8 +36,15 @@ export function directUrlOf(url: string): string | undefined {
   return direct.toString();
 }
 
-/** A fresh, empty PostgreSQL database on the test server, dropped by the returned function. */
-export async function freshPostgres(): Promise<{ url: string; drop: () => Promise<void> }> {
+/**
+ * A fresh, empty PostgreSQL database on the test server, dropped by the returned function; `env`
+ * are the settings a service process takes for it (behind a pooler, its direct URL too).
+ */
+export async function freshPostgres(): Promise<{
+  url: string;
+  env: { DATABASE_URL: string; DATABASE_DIRECT_URL?: string };
+  drop: () => Promise<void>;
+}> {
   const admin = directServer ?? process.env.TEST_DATABASE_URL!;
   const name = `clipgate_test_${randomUUID().replace(/-/g, '')}`;
   const client = new pg.Client({ connectionString: admin });
@@ -46,8 +53,10 @@ export async function freshPostgres(): Promise<{ url: string; drop: () => Promis
   await client.end();
   const url = new URL(process.env.TEST_DATABASE_URL!);
   url.pathname = `/${name}`;
+  const direct = directUrlOf(url.toString());
   return {
     url: url.toString(),
+    env: { DATABASE_URL: url.toString(), ...(direct && { DATABASE_DIRECT_URL: direct }) },
     drop: async () => {
       const c = new pg.Client({ connectionString: admin });
       await c.connect();

@@ -127,6 +127,7 @@ const document = fc.oneof(
     '{ node(id: "x") { id } nodes(ids: ["a", "b"]) { id } }',
     'subscription { accessoryEvents(accessoryId: "x") { eventId } }',
     '{ __schema { types { name fields { name } } } }',
+    'mutation($a: ID!, $u: JSON) { registerNotifications(input: { accountId: $a, url: "https://receiver.example/hooks", authKey: "fuzz-key-0123456789", eventTypes: [activity_created], userData: $u }) { accountId } }',
   ),
   fc.integer({ min: 1, max: 3_000 }).map((d) => nested(d, '{ viewer ', '}', '{ clientId }')),
   fc.integer({ min: 1, max: 3_000 }).map((n) =>
@@ -145,9 +146,10 @@ const graphqlBody = fc
         fc.anything(),
         fc.record({ a: fc.anything(), i: fc.anything(), s: fc.anything(), r: fc.anything() }),
         fc.record({
-          a: fc.anything(),
+          a: fc.oneof(fc.constant('self'), fc.anything()),
           i: fc.record({ motionZones: fc.array(unstorable) }),
           s: unstorable,
+          u: fc.dictionary(fc.oneof(fc.string(), unstorable), unstorable, { minKeys: 1 }),
         }),
       ),
       operationName: fc.oneof(fc.string(), fc.anything()),
@@ -250,7 +252,32 @@ function inputs(accessoryId: string, token: string): fc.Arbitrary<Input> {
       headers: h,
     }))
     .filter((input) => input.path.length < 12_000);
-  return fc.oneof(restInput, graphqlInput, graphqlInput, graphqlGet);
+  // A registration as its client sends it, with strings no database stores in its fields.
+  const registration = fc.record({
+    method: fc.constant('PUT'),
+    path: fc.constant('/api/accounts/self/notifications'),
+    headers: fc.constant({ authorization: `Bearer ${token}`, 'content-type': 'application/json' }),
+    body: fc
+      .record({
+        userData: fc.dictionary(
+          fc.oneof(fc.string(), unstorable),
+          fc.oneof(fc.string(), unstorable),
+        ),
+        filter: fc.option(
+          unstorable.map((u) => `accessoryId = "${u}"`),
+          { nil: undefined },
+        ),
+      })
+      .map((fields) =>
+        JSON.stringify({
+          url: 'https://receiver.example/hooks',
+          authKey: 'fuzz-key-0123456789',
+          eventTypes: ['activity_created'],
+          ...fields,
+        }),
+      ),
+  });
+  return fc.oneof(restInput, graphqlInput, graphqlInput, graphqlGet, registration);
 }
 
 describe.each(backends)('fuzzed requests on %s', (backend) => {

@@ -37,6 +37,7 @@ try {
   };
   const db = await openDatabase({
     databaseUrl: config.databaseUrl,
+    directUrl: config.databaseDirectUrl,
     embeddedDir: embeddedDirectory(config.dataDir),
     logger: createLogger('warn'),
   });

@@ -339,10 +339,26 @@ function intList(env: Env, name: string, fallback: number[]): number[] {
 
 /** The shortest `AUTH_DEV_SECRET` taken: HS256 wants a key of at least its 256 bits. */
 export const DEV_SECRET_MIN_BYTES = 32;
+/** The least entropy an `AUTH_DEV_SECRET` must show (estimatedEntropyBits). */
+const DEV_SECRET_MIN_ENTROPY_BITS = 128;
+
+/**
+ * An estimate of a secret's entropy in bits: the Shannon entropy of its characters' frequencies
+ * times their number. 32 equal bytes have 0, `openssl rand -base64 32` about 210.
+ */
+function estimatedEntropyBits(secret: string): number {
+  const chars = [...secret];
+  const counts = new Map<string, number>();
+  for (const c of chars) counts.set(c, (counts.get(c) ?? 0) + 1);
+  let bitsPerChar = 0;
+  for (const n of counts.values()) bitsPerChar -= (n / chars.length) * Math.log2(n / chars.length);
+  return bitsPerChar * chars.length;
+}
 
 /**
  * The authentication mode. It refuses to guess: JWKS tokens are only taken for this service's
- * issuer and audience, a development secret shorter than 32 bytes is refused anywhere, and with
+ * issuer and audience, a development secret shorter than 32 bytes or of too little entropy (the
+ * same characters over and over) is refused anywhere, and with
  * `NODE_ENV=production` development tokens need a secret configured (never one generated).
  */
 function authConfig(env: Env): AuthConfig {
@@ -373,6 +389,12 @@ function authConfig(env: Env): AuthConfig {
   if (secret !== undefined && Buffer.byteLength(secret, 'utf8') < DEV_SECRET_MIN_BYTES) {
     throw new ConfigError(
       `AUTH_DEV_SECRET must be at least ${DEV_SECRET_MIN_BYTES} bytes (e.g. \`openssl rand -base64 32\`)`,
+    );
+  }
+  const bits = secret === undefined ? undefined : estimatedEntropyBits(secret);
+  if (bits !== undefined && bits < DEV_SECRET_MIN_ENTROPY_BITS) {
+    throw new ConfigError(
+      `AUTH_DEV_SECRET must have at least ${DEV_SECRET_MIN_ENTROPY_BITS} bits of entropy, its characters show about ${Math.floor(bits)}: a random secret, not a few characters repeated (e.g. \`openssl rand -base64 32\`)`,
     );
   }
   if (secret === undefined && env.NODE_ENV === 'production') {

@@ -9,7 +9,9 @@ import { embeddedDirectory, refuseIfHeld } from './storage/embedded-lock.ts';
  * the port taken).
  */
 function failed(logger: Logger, err: unknown): never {
-  if (err instanceof StartError) logger.fatal(err.message);
+  // A setting refused (at loading, or once the service saw what it leads to): one line naming it.
+  if (err instanceof ConfigError) logger.fatal(`configuration refused: ${err.message}`);
+  else if (err instanceof StartError) logger.fatal(err.message);
   else logger.fatal({ err }, 'start failed');
   process.exit(1);
 }
@@ -18,11 +20,8 @@ let config: Config;
 try {
   config = loadConfig();
 } catch (err) {
-  // A setting refused: one line naming the variable. The level configured may be what is wrong.
-  failed(
-    createLogger('info'),
-    err instanceof ConfigError ? new StartError(`configuration refused: ${err.message}`) : err,
-  );
+  // The level configured may be what is wrong.
+  failed(createLogger('info'), err);
 }
 const logger = createLogger(config.logLevel);
 // A second process on the same embedded database stops at once, before loading the service

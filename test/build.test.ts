@@ -91,7 +91,7 @@ describe('the production build', () => {
         [path.join(out, 'dist/main.js')],
         {
           DATA_DIR: path.join(out, 'data-workers'),
-          DATABASE_URL: db.url,
+          ...db.env,
           GRAPHQL_WORKER_MIN_COST: '1',
         },
         { cwd: out },

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -114,13 +115,36 @@ describe('loadConfig', () => {
             /^AUTH_DEV_SECRET must be at least 32 bytes/,
           );
         }
-        expect(loadConfig({ NODE_ENV, AUTH_DEV_SECRET: 'x'.repeat(32) }).auth).toEqual({
+        const random = randomBytes(24).toString('base64');
+        expect(random).toHaveLength(32);
+        expect(loadConfig({ NODE_ENV, AUTH_DEV_SECRET: random }).auth).toEqual({
           mode: 'dev',
-          secret: 'x'.repeat(32),
+          secret: random,
         });
-        // 16 characters of two bytes each are 32 bytes.
-        expect(loadConfig({ NODE_ENV, AUTH_DEV_SECRET: 'ü'.repeat(16) }).auth.mode).toBe('dev');
         expect(loadConfig({ NODE_ENV, AUTH_DEV_SECRET: SECRET }).auth.mode).toBe('dev');
+      }
+    });
+
+    it('refuses an AUTH_DEV_SECRET of 32 bytes or more with little entropy, in production or not', () => {
+      for (const NODE_ENV of [undefined, 'development', 'production']) {
+        for (const secret of [
+          'x'.repeat(32),
+          // 16 characters of two bytes each are 32 bytes.
+          'ü'.repeat(16),
+          'ab'.repeat(32),
+          'password'.repeat(4),
+        ]) {
+          expect(() => loadConfig({ NODE_ENV, AUTH_DEV_SECRET: secret }), secret).toThrow(
+            /^AUTH_DEV_SECRET must have at least 128 bits of entropy, its characters show about \d+: a random secret, not a few characters repeated \(e\.g\. `openssl rand -base64 32`\)$/,
+          );
+        }
+        for (const secret of [
+          randomBytes(32).toString('base64'),
+          randomBytes(32).toString('hex'),
+          'abcdefghijklmnopqrstuvwxyz012345',
+        ]) {
+          expect(loadConfig({ NODE_ENV, AUTH_DEV_SECRET: secret }).auth.mode, secret).toBe('dev');
+        }
       }
     });
 
@@ -206,6 +230,7 @@ describe('the service refusing its configuration', () => {
   it.each([
     [{ NODE_ENV: 'production' }, 'AUTH_DEV_SECRET'],
     [{ AUTH_DEV_SECRET: 'x' }, 'AUTH_DEV_SECRET'],
+    [{ NODE_ENV: 'production', AUTH_DEV_SECRET: 'x'.repeat(32) }, 'AUTH_DEV_SECRET'],
     [{ NODE_ENV: 'production', AUTH_JWKS_URL: 'https://idp.example.com/jwks' }, 'AUTH_ISSUER'],
   ])(
     'exits 1 with one line naming the variable (%o)',
@@ -215,7 +240,7 @@ describe('the service refusing its configuration', () => {
       expect(lines).toHaveLength(1);
       const line = JSON.parse(lines[0]!) as { level: number; msg: string };
       expect(line.level).toBe(60);
-      expect(line.msg).toMatch(new RegExp(`^configuration refused: ${variable} must be`));
+      expect(line.msg).toMatch(new RegExp(`^configuration refused: ${variable} must `));
     },
     40_000,
   );

@@ -121,6 +121,7 @@ describe.each(backends)('the start log (%s)', (backend) => {
     const env: Record<string, string> & { DATA_DIR: string } = withPassword
       ? {
           DATA_DIR: dataDir,
+          ...pg.env,
           DATABASE_URL: withPassword,
           DATABASE_READ_URL: withPassword,
           REDIS_URL: process.env.TEST_REDIS_URL ?? '',

@@ -5,6 +5,7 @@ import type { JWSAlgorithm, JWTVerifyGetKey, KeyInput } from 'jose';
 import { TtlCache } from '../cache.ts';
 import type { AuthConfig } from '../config.ts';
 import { AppError, permissionDenied, unauthenticated } from '../errors.ts';
+import { findUnstorableString } from '../schemas.ts';
 import { loadOrCreateSecretFile } from '../secret-file.ts';
 import { fullScopeName, heldScopes } from './scopes.ts';
 import type { ScopeName } from './scopes.ts';
@@ -90,6 +91,14 @@ function principalOf(claims: Record<string, unknown>, scopePrefix: string): Prin
   if (typeof sub !== 'string' || !sub) throw unauthenticated('the token has no "sub" claim');
   if (typeof clientId !== 'string' || !clientId) {
     throw unauthenticated('the token has no "client_id" (or "azp") claim');
+  }
+  // Both are stored (accounts, registrations): one the database cannot hold names no one.
+  for (const [claim, value] of [
+    ['sub', sub],
+    ['client_id', clientId],
+  ]) {
+    const unstorable = findUnstorableString(value, claim);
+    if (unstorable) throw unauthenticated(`the token's ${unstorable.message}`);
   }
   const rawScopes = rawScopesOf(claims);
   return {

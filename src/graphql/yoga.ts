@@ -33,6 +33,7 @@ import type { LiveRequest } from './live.ts';
 import { liveQueries } from './live-query.ts';
 import { schema } from './schema.ts';
 import { sharedEventResults } from './shared-events.ts';
+import { refuseUnstorableStrings } from './unstorable.ts';
 import { openSse } from './sse.ts';
 import type { GraphQLWorkers } from './workers/pool.ts';
 
@@ -105,6 +106,8 @@ export function createGraphQL(
       refuseStreamsBeforeTheyStart(),
       persistedDocuments(documents),
       countRequestsNoOperationTook(services),
+      // Before anything is charged or runs.
+      refuseUnstorableStrings(),
       ...(tracer ? [graphqlTracing(tracer)] : []),
       // Compiles each operation once into a specialized function: several times faster than the
       // generic executor on the listing pages.

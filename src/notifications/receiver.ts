@@ -4,6 +4,7 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import {
+  AUTH_KEY_MIN,
   PUBLIC_KEY_PREFIX,
   standardSignature,
   vendorSignature,
@@ -64,6 +65,8 @@ function safeEqual(a: string, b: string): boolean {
  * authKey (v1 signatures, compared in constant time) or, for an ed25519 registration, its
  * publicKey (`whpk_...`: v1a signatures). `rawBody` must be the exact bytes received.
  * X-Vendor-Verify alone is taken only with `allowLegacyVendorHeader`, and only with an authKey.
+ * A key that is no string or shorter than an authKey can be (an unset variable, an empty one)
+ * throws a TypeError: any signature made with it would otherwise verify.
  */
 export function verifyNotification(
   rawBody: Uint8Array | string,
@@ -83,6 +86,12 @@ export function verifyNotification(
   authKey: string,
   options: VerifyOptions = {},
 ): VerifyResult {
+  const keyLength = typeof authKey === 'string' ? [...authKey].length : undefined;
+  if (keyLength === undefined || keyLength < AUTH_KEY_MIN) {
+    throw new TypeError(
+      `verifyNotification: authKey must be the registration's authKey or publicKey, at least ${AUTH_KEY_MIN} characters; it is ${keyLength === undefined ? typeof authKey : `${keyLength} characters`} (is the receiver's key variable set?)`,
+    );
+  }
   const tolerance = options.toleranceSeconds ?? 300;
   // NaN or Infinity would turn the replay check off without a word.
   if (!Number.isFinite(tolerance) || tolerance < 0) {

@@ -3,6 +3,7 @@ import type { WebhookConfig } from '../config.ts';
 import { invalidArgument } from '../errors.ts';
 import { isEventType, type EventType } from '../events/types.ts';
 import { parseTimestamp } from '../ids.ts';
+import { AUTH_KEY_MIN } from './signing.ts';
 import { validateReceiverUrl } from './ssrf.ts';
 
 /**
@@ -11,7 +12,6 @@ import { validateReceiverUrl } from './ssrf.ts';
  */
 
 export const MOTION_EVENT_TYPES: readonly EventType[] = ['motion_started', 'motion_ended'];
-export const AUTH_KEY_MIN = 16;
 export const AUTH_KEY_MAX = 256;
 export const USER_DATA_MAX_BYTES = 4096;
 /** The highest `maxPerSecond` a registration may set. */

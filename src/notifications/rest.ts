@@ -7,13 +7,13 @@ import { route } from '../http/rest.ts';
 import { callerOf, motionAllowed } from './caller.ts';
 import {
   AUTH_KEY_MAX,
-  AUTH_KEY_MIN,
   MAX_PER_SECOND_MAX,
   OVERLAP_SECONDS_DEFAULT,
   OVERLAP_SECONDS_MAX,
   signingModes,
   USER_DATA_MAX_BYTES,
 } from './registration.ts';
+import { AUTH_KEY_MIN } from './signing.ts';
 import { registrationJson } from './views.ts';
 
 // The fields are checked by checkRegistration (shared with GraphQL), so that every problem is a

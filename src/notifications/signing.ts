@@ -15,6 +15,9 @@ function hmacBase64(authKey: string, ...parts: (Uint8Array | string)[]): string 
   return hmac.digest('base64');
 }
 
+/** The fewest characters of an authKey: registrations take no shorter one, receivers verify with none. */
+export const AUTH_KEY_MIN = 16;
+
 /** The X-Vendor-Verify value: base64 HMAC-SHA256 over the exact body bytes. */
 export function vendorSignature(body: Uint8Array | string, authKey: string): string {
   return hmacBase64(authKey, body);

@@ -3,12 +3,14 @@ import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.ts';
+import { ConfigError } from '../config.ts';
 import { withoutCredentials, type Logger } from '../logger.ts';
 import { tracedPool } from '../telemetry/database.ts';
 import { Disposables } from '../lifecycle.ts';
 import { lockEmbedded } from './embedded-lock.ts';
 import { FairPool, type Fairness, type PoolObserver } from './fair-pool.ts';
 import { migrate } from './migrate.ts';
+import { isTransactionPooler } from './pooler.ts';
 import { createPartitionsAhead } from './partitions.ts';
 import { ReplicaReads } from './replica.ts';
 import { listingTypes } from './row-parsers.ts';
@@ -175,6 +177,15 @@ function fairness(
  */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if (options.databaseUrl) {
+    if (
+      !options.directUrl &&
+      options.migrate !== false &&
+      (await isTransactionPooler(options.databaseUrl, CONNECT_TIMEOUT_MS))
+    ) {
+      throw new ConfigError(
+        'DATABASE_DIRECT_URL must be set: DATABASE_URL reaches the database through a transaction pooler (e.g. PgBouncer in transaction mode), which cannot carry the sessions of migrations, LISTEN and prepared statements; set DATABASE_DIRECT_URL to a postgres:// URL of the database itself',
+      );
+    }
     const pool = newPool(options.databaseUrl, options, {
       applicationName: 'clipgate',
       max: options.poolSize,

@@ -45,10 +45,12 @@ export function directUrlOf(url: string): string | undefined {
 
 /**
  * A fresh PostgreSQL database on the test server, dropped by the returned function: empty, or
- * with `migrated` a copy of the suite's migrated template (test/global-setup.ts).
+ * with `migrated` a copy of the suite's migrated template (test/global-setup.ts); `env` are the
+ * settings a service process takes for it (behind a pooler, its direct URL too).
  */
 export async function freshPostgres({ migrated = false } = {}): Promise<{
   url: string;
+  env: { DATABASE_URL: string; DATABASE_DIRECT_URL?: string };
   drop: () => Promise<void>;
 }> {
   const admin = directServer ?? process.env.TEST_DATABASE_URL!;
@@ -60,8 +62,10 @@ export async function freshPostgres({ migrated = false } = {}): Promise<{
   await client.end();
   const url = new URL(process.env.TEST_DATABASE_URL!);
   url.pathname = `/${name}`;
+  const direct = directUrlOf(url.toString());
   return {
     url: url.toString(),
+    env: { DATABASE_URL: url.toString(), ...(direct && { DATABASE_DIRECT_URL: direct }) },
     drop: async () => {
       const c = new pg.Client({ connectionString: admin });
       await c.connect();

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Principal, ScopeName } from '../../src/accounts/auth.ts';
 import { loadConfig } from '../../src/config.ts';
 import { Admission } from '../../src/limits/admission.ts';
-import { backends, startApp } from '../helpers/app.ts';
+import { backends, startApp, TEST_SECRET } from '../helpers/app.ts';
 import { seedAccessory } from '../helpers/fixtures.ts';
 import { lockActivities } from '../helpers/locks.ts';
 import { settled } from '../helpers/settled.ts';
@@ -16,7 +16,7 @@ const principal = (clientId: string, scopes: ScopeName[] = ['activities_basic'])
 });
 
 const limits = (env: Record<string, string>) =>
-  loadConfig({ AUTH_DEV_SECRET: 'x'.repeat(32), ...env }).limits;
+  loadConfig({ AUTH_DEV_SECRET: TEST_SECRET, ...env }).limits;
 
 describe('fair admission', () => {
   it('lets RATE_LIMIT_CONCURRENCY requests of a caller run, queues the next in order, and lets other callers past', async () => {

@@ -92,6 +92,167 @@ const FILTERS = [
   ...ACTIVITY_IDS.map((id) => `activityId <= "${id}"`),
 ];
 
+/** Strings PostgreSQL's text and jsonb cannot store: NUL, and surrogates without their pair. */
+const UNSTORABLE = ['\u0000', 'a\u0000b', '\ud800', 'x\udfff', '\udc00\ud800'];
+
+type Holder = 'reader' | 'ingest' | 'zones';
+
+/** One input carrying `v` where it would reach a text or jsonb column, and the field to name. */
+type UnstorableCase = { label: string; field: string; token: Holder } & (
+  | { rest: { method: string; path: string; body: unknown }; graphql?: never }
+  | { graphql: { query: string; variables: Record<string, unknown> }; rest?: never }
+);
+
+function unstorableCases(v: string, accessoryId: string): UnstorableCase[] {
+  const registration = {
+    url: 'https://receiver.example/hooks',
+    authKey: 'bounds-key-0123456789',
+    eventTypes: ['activity_created'],
+  };
+  const zone = {
+    id: 'z1',
+    name: 'door',
+    color: '#ff0000',
+    vertices: [
+      { x: 0, y: 0 },
+      { x: 1, y: 0 },
+      { x: 0, y: 1 },
+    ],
+  };
+  const notifications = '/api/accounts/self/notifications';
+  const rest = (
+    label: string,
+    field: string,
+    token: Holder,
+    method: string,
+    path: string,
+    body: unknown,
+  ): UnstorableCase => ({
+    label: `unstorable ${label}`,
+    field,
+    token,
+    rest: { method, path, body },
+  });
+  const graphql = (
+    label: string,
+    field: string,
+    token: Holder,
+    query: string,
+    variables: Record<string, unknown>,
+  ): UnstorableCase => ({
+    label: `unstorable ${label}`,
+    field,
+    token,
+    graphql: { query, variables },
+  });
+  return [
+    rest('userData value', 'userData.a', 'reader', 'PUT', notifications, {
+      ...registration,
+      userData: { a: v },
+    }),
+    rest('userData key', 'userData', 'reader', 'PUT', notifications, {
+      ...registration,
+      userData: { [`a${v}`]: 1 },
+    }),
+    rest('userData nested', 'userData.a.0.b', 'reader', 'PUT', notifications, {
+      ...registration,
+      userData: { a: [{ b: v }] },
+    }),
+    rest('filter of a registration', 'filter', 'reader', 'PUT', notifications, {
+      ...registration,
+      filter: `accessoryId = "${v}"`,
+    }),
+    rest('zone name', 'zones.0.name', 'zones', 'PUT', `/api/accessories/${accessoryId}/zones`, {
+      zones: [{ ...zone, name: v }],
+    }),
+    rest('ingest motionZones', '0.motionZones.0', 'ingest', 'POST', '/api/ingest', [
+      { op: 'reportMotion', accessoryId, state: 'started', motionZones: [v] },
+    ]),
+    rest('activity motionZones', '1.input.motionZones.0', 'ingest', 'POST', '/api/ingest', [
+      { op: 'createActivity', accessoryId },
+      { op: 'createActivity', accessoryId, input: { motionZones: [v] } },
+    ]),
+    rest(
+      'listing filter',
+      'filter',
+      'reader',
+      'POST',
+      `/api/accessories/${accessoryId}/activities`,
+      {
+        filter: `contains(motionZones, "${v}")`,
+      },
+    ),
+    graphql(
+      'registerNotifications(userData)',
+      'variables.u.a',
+      'reader',
+      'mutation($a: ID!, $u: JSON) { registerNotifications(input: { accountId: $a, url: "https://receiver.example/hooks", authKey: "bounds-key-0123456789", eventTypes: [activity_created], userData: $u }) { accountId } }',
+      { a: 'self', u: { a: v } },
+    ),
+    graphql(
+      'registerNotifications(userData key)',
+      'variables.u',
+      'reader',
+      'mutation($a: ID!, $u: JSON) { registerNotifications(input: { accountId: $a, url: "https://receiver.example/hooks", authKey: "bounds-key-0123456789", eventTypes: [activity_created], userData: $u }) { accountId } }',
+      { a: 'self', u: { [`a${v}`]: 1 } },
+    ),
+    graphql(
+      'saveZones(name)',
+      'variables.z.0.name',
+      'zones',
+      'mutation($x: ID!, $z: [ZoneInput!]!) { saveZones(accessoryId: $x, zones: $z) { zones { id } } }',
+      { x: accessoryId, z: [{ ...zone, name: v }] },
+    ),
+    graphql(
+      'createActivity(motionZones)',
+      'variables.m.0',
+      'ingest',
+      'mutation($x: ID!, $m: [String!]) { createActivity(accessoryId: $x, input: { motionZones: $m }) { activityId } }',
+      { x: accessoryId, m: [v] },
+    ),
+    graphql(
+      'upsertAccount(subject)',
+      'variables.s',
+      'ingest',
+      'mutation($s: String!) { upsertAccount(subject: $s) { accountId } }',
+      { s: v },
+    ),
+    graphql(
+      'ingestBatch(items)',
+      'variables.b.0.motionZones.0',
+      'ingest',
+      'mutation($b: [JSON!]!) { ingestBatch(items: $b) { ok } }',
+      { b: [{ op: 'reportMotion', accessoryId, state: 'started', motionZones: [v] }] },
+    ),
+    graphql(
+      'activities(filter)',
+      'variables.f',
+      'reader',
+      'query($x: ID!, $f: String) { accessory(id: $x) { activities(first: 2, filter: $f) { edges { cursor } } } }',
+      { x: accessoryId, f: `contains(motionZones, "${v}")` },
+    ),
+    // A literal: graphql-js reads an escaped NUL, and refuses an escaped lone surrogate itself.
+    ...(v.includes('\u0000')
+      ? [
+          graphql(
+            'upsertAccount(subject) literal',
+            'subject',
+            'ingest',
+            `mutation { upsertAccount(subject: ${JSON.stringify(v)}) { accountId } }`,
+            {},
+          ),
+          graphql(
+            'saveZones literal name',
+            'zones.name',
+            'zones',
+            `mutation($x: ID!) { saveZones(accessoryId: $x, zones: [{ id: "z1", name: ${JSON.stringify(v)}, color: "#ff0000", vertices: [{ x: 0, y: 0 }, { x: 1, y: 0 }, { x: 0, y: 1 }] }]) { zones { id } } }`,
+            { x: accessoryId },
+          ),
+        ]
+      : []),
+  ];
+}
+
 interface Outcome {
   status: number;
   /** The error codes the answer carries (REST error, GraphQL errors, graphql-ws errors). */
@@ -126,6 +287,7 @@ describe.each(backends)('ids, cursors and numbers at their bounds on %s', (backe
   let reader: string;
   let ingest: string;
   let admin: string;
+  let zoner: string;
   const cases: Case[] = [];
 
   const restCase = (label: string, method: string, path: string, token: string, body?: unknown) =>
@@ -215,6 +377,7 @@ describe.each(backends)('ids, cursors and numbers at their bounds on %s', (backe
     activityIds = await seedActivities(t, ingest, accessoryId, 3);
     reader = await t.token(['activities_basic', 'notifications']);
     admin = await t.token(['admin', 'activities_basic']);
+    zoner = await t.token(['zones', 'activities_basic']);
     ws = createClient({
       url: `${t.url.replace(/^http/, 'ws')}/graphql`,
       webSocketImpl: WebSocket,
@@ -224,6 +387,7 @@ describe.each(backends)('ids, cursors and numbers at their bounds on %s', (backe
     const r = () => reader;
     const i = () => ingest;
     const a = () => admin;
+    const z = () => zoner;
     const acc = `/api/accessories/${accessoryId}`;
 
     for (const v of BIGINT_TEXT) {
@@ -482,6 +646,13 @@ describe.each(backends)('ids, cursors and numbers at their bounds on %s', (backe
         timeZone,
       });
     }
+    for (const v of UNSTORABLE) {
+      for (const c of unstorableCases(v, accessoryId)) {
+        const token = { reader: r, ingest: i, zones: z }[c.token];
+        if (c.rest) restCase(c.label, c.rest.method, c.rest.path, token(), c.rest.body);
+        else graphqlCase(c.label, c.graphql.query, c.graphql.variables, token);
+      }
+    }
     for (const filter of FILTERS) {
       restCase('filter', 'POST', `${acc}/activities`, reader, { filter });
       restCase('timeline filter', 'POST', '/api/activities', reader, { filter });
@@ -512,6 +683,37 @@ describe.each(backends)('ids, cursors and numbers at their bounds on %s', (backe
     }
     expect(faults).toEqual([]);
     expect(cases.length).toBeGreaterThan(400);
+  });
+
+  it('refuse strings PostgreSQL cannot store as INVALID_ARGUMENT naming the field, REST and GraphQL', async () => {
+    const tokens = { reader, ingest, zones: zoner };
+    const wrong: string[] = [];
+    for (const v of UNSTORABLE) {
+      for (const c of unstorableCases(v, accessoryId)) {
+        const res = c.rest
+          ? await rest(t.url, tokens[c.token], c.rest.method, c.rest.path, c.rest.body)
+          : await rest(t.url, tokens[c.token], 'POST', '/graphql', c.graphql);
+        const error = c.rest ? res.body?.error : res.body?.errors?.[0]?.extensions;
+        const got = `${res.status} ${error?.code} ${error?.details?.field}`;
+        const expected = `${c.rest ? 400 : 200} INVALID_ARGUMENT ${c.field}`;
+        if (got !== expected)
+          wrong.push(`${c.label} ${JSON.stringify(v)}: ${got}, not ${expected}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('refuse a token whose sub or client id PostgreSQL cannot store as a 401', async () => {
+    for (const v of UNSTORABLE) {
+      for (const token of [
+        await t.token(['activities_basic'], `user${v}`),
+        await t.token(['activities_basic'], 'user-1', `client${v}`),
+      ]) {
+        const res = await rest(t.url, token, 'GET', '/api/accessories');
+        expect(res.status, JSON.stringify(v)).toBe(401);
+        expect(res.body.error.code).toBe('UNAUTHENTICATED');
+      }
+    }
   });
 
   it('refuse an event cursor past bigint as INVALID_ARGUMENT naming after', async () => {

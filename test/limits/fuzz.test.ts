@@ -49,7 +49,19 @@ interface Input {
 const nested = (depth: number, open: string, close: string, inner = '1') =>
   open.repeat(depth) + inner + close.repeat(depth);
 
-/** Request bodies: JSON of every shape, deep nesting, huge strings, not JSON at all. */
+/** Strings PostgreSQL's text and jsonb cannot store: NUL, surrogates without their pair. */
+const unstorable = fc
+  .tuple(
+    fc.string({ maxLength: 5 }),
+    fc.constantFrom('\u0000', '\ud800', '\udfff', '\udc00\ud800'),
+    fc.string({ maxLength: 5 }),
+  )
+  .map((parts) => parts.join(''));
+
+/**
+ * Request bodies: JSON of every shape, deep nesting, huge strings, strings no database stores,
+ * not JSON at all.
+ */
 const body = fc.oneof(
   fc.jsonValue().map((v) => JSON.stringify(v)),
   fc.anything().map((v) => JSON.stringify(v) ?? 'undefined'),
@@ -79,6 +91,29 @@ const body = fc.oneof(
       { requiredKeys: [] },
     )
     .map((v) => JSON.stringify(v)),
+  fc
+    .record(
+      {
+        url: fc.constant('https://receiver.example/hooks'),
+        authKey: fc.oneof(fc.constant('fuzz-key-0123456789'), unstorable),
+        eventTypes: fc.constant(['activity_created']),
+        userData: fc.dictionary(
+          fc.oneof(fc.string(), unstorable),
+          fc.oneof(fc.string(), unstorable),
+        ),
+        filter: unstorable.map((u) => `accessoryId = "${u}"`),
+        zones: fc.array(fc.record({ id: fc.constant('z1'), name: unstorable, color: unstorable })),
+        motionZones: fc.array(unstorable),
+        input: fc.record({ motionZones: fc.array(unstorable) }),
+      },
+      { requiredKeys: [] },
+    )
+    .chain((v) =>
+      fc.constantFrom(
+        JSON.stringify(v),
+        JSON.stringify([{ op: 'reportMotion', state: 'started', ...v }]),
+      ),
+    ),
 );
 
 /** GraphQL documents: random text, mangled real operations, deep selections, huge aliases. */
@@ -92,6 +127,7 @@ const document = fc.oneof(
     '{ node(id: "x") { id } nodes(ids: ["a", "b"]) { id } }',
     'subscription { accessoryEvents(accessoryId: "x") { eventId } }',
     '{ __schema { types { name fields { name } } } }',
+    'mutation($a: ID!, $u: JSON) { registerNotifications(input: { accountId: $a, url: "https://receiver.example/hooks", authKey: "fuzz-key-0123456789", eventTypes: [activity_created], userData: $u }) { accountId } }',
   ),
   fc.integer({ min: 1, max: 3_000 }).map((d) => nested(d, '{ viewer ', '}', '{ clientId }')),
   fc.integer({ min: 1, max: 3_000 }).map((n) =>
@@ -109,6 +145,12 @@ const graphqlBody = fc
       variables: fc.oneof(
         fc.anything(),
         fc.record({ a: fc.anything(), i: fc.anything(), s: fc.anything(), r: fc.anything() }),
+        fc.record({
+          a: fc.oneof(fc.constant('self'), fc.anything()),
+          i: fc.record({ motionZones: fc.array(unstorable) }),
+          s: unstorable,
+          u: fc.dictionary(fc.oneof(fc.string(), unstorable), unstorable, { minKeys: 1 }),
+        }),
       ),
       operationName: fc.oneof(fc.string(), fc.anything()),
       extensions: fc.anything(),
@@ -210,7 +252,32 @@ function inputs(accessoryId: string, token: string): fc.Arbitrary<Input> {
       headers: h,
     }))
     .filter((input) => input.path.length < 12_000);
-  return fc.oneof(restInput, graphqlInput, graphqlInput, graphqlGet);
+  // A registration as its client sends it, with strings no database stores in its fields.
+  const registration = fc.record({
+    method: fc.constant('PUT'),
+    path: fc.constant('/api/accounts/self/notifications'),
+    headers: fc.constant({ authorization: `Bearer ${token}`, 'content-type': 'application/json' }),
+    body: fc
+      .record({
+        userData: fc.dictionary(
+          fc.oneof(fc.string(), unstorable),
+          fc.oneof(fc.string(), unstorable),
+        ),
+        filter: fc.option(
+          unstorable.map((u) => `accessoryId = "${u}"`),
+          { nil: undefined },
+        ),
+      })
+      .map((fields) =>
+        JSON.stringify({
+          url: 'https://receiver.example/hooks',
+          authKey: 'fuzz-key-0123456789',
+          eventTypes: ['activity_created'],
+          ...fields,
+        }),
+      ),
+  });
+  return fc.oneof(restInput, graphqlInput, graphqlInput, graphqlGet, registration);
 }
 
 describe.each(backends)('fuzzed requests on %s', (backend) => {

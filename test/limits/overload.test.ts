@@ -25,7 +25,7 @@ describe.each(backends)('overload shedding on %s', (backend) => {
     service = await startServiceProcess(['--import', 'tsx', 'src/main.ts'], {
       DATA_DIR: dataDir,
       OVERLOAD_LAG_MS: '300',
-      ...(db && { DATABASE_URL: db.url }),
+      ...db?.env,
     });
     token = await signDevToken(TEST_SECRET, {
       sub: 'user-1',

@@ -9,7 +9,7 @@ import { verifyNotification } from '../../src/notifications/receiver.ts';
 import { createSender } from '../../src/notifications/sender.ts';
 import type { Sender } from '../../src/notifications/sender.ts';
 
-const authKey = 'receiver-secret';
+const authKey = 'receiver-secret-0123456789';
 const webhookId = 'evt_0001';
 const body = Buffer.from(
   JSON.stringify({

@@ -7,7 +7,7 @@ import {
   vendorSignature,
 } from '../../src/notifications/signing.ts';
 
-const authKey = 'k3y-ü';
+const authKey = 'k3y-ü-0123456789abcdef';
 const webhookId = 'evt_01J9Z8';
 const timestamp = 1_700_000_000;
 const body = Buffer.from(
@@ -119,6 +119,29 @@ describe('verifyNotification', () => {
     );
   });
 
+  it('refuses to verify with an empty, short or missing key, which any forger can sign with', async () => {
+    for (const key of ['', 'short-key-ü', 'a'.repeat(15)]) {
+      const forged = await headers({ key });
+      expect(() => verifyNotification(body, forged, key, { now: timestamp })).toThrow(
+        new TypeError(
+          `verifyNotification: authKey must be the registration's authKey or publicKey, at least 16 characters; it is ${[...key].length} characters (is the receiver's key variable set?)`,
+        ),
+      );
+      expect(() => verifyLegacy(body, vendorOnly(forged), key)).toThrow(TypeError);
+    }
+    // An unset variable in a receiver without type checks.
+    const unset = process.env.CLIPGATE_RECEIVER_KEY_THAT_IS_NOT_SET as string;
+    const signed = standardOnly(await headers());
+    expect(() => verifyNotification(body, signed, unset)).toThrow(
+      /it is undefined \(is the receiver's key variable set\?\)/,
+    );
+    // The shortest key a registration takes still verifies.
+    const shortest = 'a'.repeat(16);
+    expect(verify(body, standardOnly(await headers({ key: shortest })), shortest)).toEqual(
+      standard,
+    );
+  });
+
   it('rejects a tampered body and a wrong key in both schemes', async () => {
     const tampered = Buffer.from(body.toString('utf8').replace('motion', 'motiom'));
     for (const pick of [standardOnly, vendorOnly]) {
@@ -126,7 +149,7 @@ describe('verifyNotification', () => {
         ok: false,
         reason: 'no matching signature',
       });
-      expect(verifyLegacy(body, pick(await headers()), 'other-key')).toEqual({
+      expect(verifyLegacy(body, pick(await headers()), 'other-key-0123456789')).toEqual({
         ok: false,
         reason: 'no matching signature',
       });

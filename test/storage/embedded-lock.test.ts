@@ -154,9 +154,9 @@ describe('a second process on a data directory in use', () => {
         const dataDir = await tempDir();
         service = await startServiceProcess(['--import', 'tsx', 'src/main.ts'], {
           DATA_DIR: dataDir,
-          DATABASE_URL: pg.url,
+          ...pg.env,
         });
-        const seeded = await seed({ DATA_DIR: dataDir, DATABASE_URL: pg.url });
+        const seeded = await seed({ DATA_DIR: dataDir, ...pg.env });
         expect(seeded.code).toBe(0);
         const demo = await token('demo', ['activities_basic']);
         const { body } = await rest(service.url, demo, 'GET', '/api/accessories');

@@ -3,11 +3,16 @@
  * TEST_DATABASE_URL on a local PgBouncer in transaction mode (scripts/pgbouncer-local.sh), and
  * this file checks that it really is one, and what the service changes there.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../helpers/app.ts';
+import { isTransactionPooler } from '../../src/storage/pooler.ts';
+import { startApp, TEST_SECRET, type TestApp } from '../helpers/app.ts';
 import { rest } from '../helpers/client.ts';
 import { seedAccessory, seedActivities } from '../helpers/fixtures.ts';
+import { runToEnd } from '../helpers/process.ts';
 
 const pooled = Boolean(process.env.TEST_DATABASE_DIRECT_URL);
 if (!pooled)
@@ -68,4 +73,36 @@ describe.skipIf(!pooled)('behind a transaction pooler', () => {
     await expect.poll(listening, { timeout: 5000 }).toBe(1);
     await direct.end();
   });
+
+  it('tells the pooler from the database itself', async () => {
+    expect(await isTransactionPooler(process.env.TEST_DATABASE_URL!, 5000)).toBe(true);
+    expect(await isTransactionPooler(process.env.TEST_DATABASE_DIRECT_URL!, 5000)).toBe(false);
+  });
+
+  it('refuses to start through it without DATABASE_DIRECT_URL, in one line naming it', async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'clipgate-pooler-'));
+    try {
+      const { code, lines } = await runToEnd(
+        process.execPath,
+        ['--import', 'tsx', 'src/main.ts'],
+        {
+          PORT: '0',
+          DATA_DIR: dataDir,
+          AUTH_DEV_SECRET: TEST_SECRET,
+          DATABASE_URL: process.env.TEST_DATABASE_URL!,
+          DATABASE_DIRECT_URL: '',
+        },
+        30_000,
+      );
+      expect(code).toBe(1);
+      expect(lines).toHaveLength(1);
+      const line = JSON.parse(lines[0]!) as { level: number; msg: string };
+      expect(line.level).toBe(60);
+      expect(line.msg).toMatch(
+        /^configuration refused: DATABASE_DIRECT_URL must be set: DATABASE_URL reaches the database through a transaction pooler/,
+      );
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }, 40_000);
 });

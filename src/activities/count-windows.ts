@@ -45,10 +45,15 @@ export async function queryCountsInWindows(
   while (from < q.to && found.length <= limit) {
     const to = await windowEnd(pool, q, from, span);
     const started = performance.now();
-    found.push(...(await queryCounts(pool, countRange(q, from, to, rollup), limit + 1 - found.length)));
+    found.push(
+      ...(await queryCounts(pool, countRange(q, from, to, rollup), limit + 1 - found.length)),
+    );
     const took = performance.now() - started;
     const spanned = parseActivityId(to)!.getTime() - parseActivityId(from)!.getTime();
-    span = Math.max(MINUTE_MS, spanned * Math.min(4, Math.max(0.25, targetMs / Math.max(took, 0.1))));
+    span = Math.max(
+      MINUTE_MS,
+      spanned * Math.min(4, Math.max(0.25, targetMs / Math.max(took, 0.1))),
+    );
     from = to;
     await yieldToLoop();
   }
@@ -60,7 +65,12 @@ export async function queryCountsInWindows(
  * bucket `span` reaches into (a minute rows are counted by, inside that bucket), or the count's
  * end. A bucket that begins at or before `from` is passed over to the next.
  */
-async function windowEnd(pool: pg.Pool, q: CountQuery, from: string, span: number): Promise<string> {
+async function windowEnd(
+  pool: pg.Pool,
+  q: CountQuery,
+  from: string,
+  span: number,
+): Promise<string> {
   const start = parseActivityId(from)!.getTime();
   const end = parseActivityId(q.to)!.getTime();
   for (let at = start + span; at < end; at += q.bucket === 'day' ? LONGEST_DAY_MS : HOUR_MS) {

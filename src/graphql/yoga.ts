@@ -10,6 +10,7 @@ import {
 } from 'graphql-yoga';
 import { errorStatus, type AppError, type ErrorCode, type ErrorDetails } from '../errors.ts';
 import { answerRequest, authenticate, takeRequest, type RequestContext } from '../context.ts';
+import { throttleStatus } from '../limits/cost.ts';
 import { callerOf, rateLimited } from '../limits/rate.ts';
 import { CostShares } from '../limits/shares.ts';
 import { declaredLength } from '../http/body.ts';
@@ -124,6 +125,11 @@ export function createGraphQL(
           if (!taken.cost || taken.cost.allowed) return undefined;
           services.metrics.refusals.inc({ reason: 'rate_limited' });
           return requestError(rateLimited(taken.cost, cost));
+        },
+        settle: async (context, requested, actual) => {
+          const { principal } = context as GraphQLContext;
+          const left = await services.rateLimiter.settle(principal, actual - requested);
+          return left && throttleStatus(left);
         },
         begin: async (context, cost) => {
           const { principal } = context as GraphQLContext;

@@ -13,8 +13,7 @@ import { rateLimited, rateLimitHeaders, type RateDecision, type RateLimiter } fr
 export const POINTS_PER_DATABASE_MS = 1000;
 
 /** The points of `ms` milliseconds of database time. */
-export const pointsOfDatabaseTime = (ms: number): number =>
-  Math.ceil(ms * POINTS_PER_DATABASE_MS);
+export const pointsOfDatabaseTime = (ms: number): number => Math.ceil(ms * POINTS_PER_DATABASE_MS);
 
 /** What is left of a caller's cost budget, in Shopify's names. */
 export interface ThrottleStatus {

@@ -4,14 +4,17 @@ import type { CountGroup } from './store.ts';
 /**
  * What a count asks of the database before it runs, in cost points (src/limits/cost.ts): the
  * rows its range scans and the buckets it answers, groups multiplying them. The constants are
- * bench/cost.ts's measurements (`npm run bench:cost`, the slower backend's); the rows a range
- * holds are unknown until it runs, so the estimate assumes an account as busy as
+ * bench/cost.ts's measurements (`npm run bench:cost`, the slower backend's, on a loaded machine
+ * of two cores); the rows a range holds are unknown until it runs, so the estimate assumes
  * ROWS_PER_HOUR, and the actual cost (the database time taken) settles the difference.
  */
-export const MS_PER_SCANNED_ROW = 0.0022;
-export const MS_PER_BUCKET = 0.0012;
-/** The activities an hour of the range is assumed to hold (a busy account of ten cameras). */
-export const ROWS_PER_HOUR = 20;
+export const MS_PER_SCANNED_ROW = 0.065;
+export const MS_PER_BUCKET = 0.015;
+/**
+ * The activities an hour of the range is assumed to hold: a quiet account's. A busier one's
+ * count takes longer than asked for, and pays the difference when it is settled.
+ */
+export const ROWS_PER_HOUR = 1;
 /** The accessories ACCESSORY is assumed to split a bucket into, unless `accessoryIds` says. */
 const ACCESSORIES_ASSUMED = 10;
 /** The relevance levels RELEVANCE is assumed to split a bucket into. */

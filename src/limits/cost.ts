@@ -5,12 +5,11 @@ import { rateLimited, rateLimitHeaders, type RateDecision, type RateLimiter } fr
 /**
  * What a request costs, in the points of the caller's cost budget (`RATE_LIMIT_COST` a second):
  * asked for before it runs (its requested cost, an estimate from its arguments), and settled
- * after it ran (its actual cost, from the database time it took). A point is a microsecond of
- * database time, so a budget of `RATE_LIMIT_COST` points a second is `RATE_LIMIT_COST / 1000`
- * milliseconds of database time a second (bench/cost.ts measures the constants behind the
- * estimates).
+ * after it ran (its actual cost, from the database time it took). A point is 10 µs of database
+ * time, so a budget of `RATE_LIMIT_COST` points a second is `RATE_LIMIT_COST / 100` milliseconds
+ * of database time a second (bench/cost.ts measures the constants behind the estimates).
  */
-export const POINTS_PER_DATABASE_MS = 1000;
+export const POINTS_PER_DATABASE_MS = 100;
 
 /** The points of `ms` milliseconds of database time. */
 export const pointsOfDatabaseTime = (ms: number): number => Math.ceil(ms * POINTS_PER_DATABASE_MS);

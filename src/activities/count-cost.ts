@@ -4,11 +4,11 @@ import type { CountGroup } from './store.ts';
 /**
  * What a count asks of the database before it runs, in cost points (src/limits/cost.ts): the
  * rows its range scans and the buckets it answers, groups multiplying them. The constants are
- * bench/cost.ts's measurements (`npm run bench:cost`, the slower backend's, on a loaded machine
+ * bench/cost.ts's measurements (`npm run bench:cost`, PostgreSQL's, on a loaded machine
  * of two cores); the rows a range holds are unknown until it runs, so the estimate assumes
  * ROWS_PER_HOUR, and the actual cost (the database time taken) settles the difference.
  */
-export const MS_PER_SCANNED_ROW = 0.065;
+export const MS_PER_SCANNED_ROW = 0.016;
 export const MS_PER_BUCKET = 0.015;
 /**
  * The activities an hour of the range is assumed to hold: a quiet account's. A busier one's
@@ -21,6 +21,9 @@ const ACCESSORIES_ASSUMED = 10;
 const RELEVANCE_LEVELS_ASSUMED = 4;
 /** The zones ZONE splits a bucket into: z1..z5, zR and none. */
 const ZONES = 7;
+
+/** The longest range a count covers. */
+export const MAX_COUNT_RANGE_DAYS = 400;
 
 /** The most buckets one count answers (hours or days times groups): more is a 400 on `bucket`. */
 export const MAX_COUNT_BUCKETS = 50_000;

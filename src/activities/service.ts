@@ -6,7 +6,7 @@ import type { EventSignal } from '../events/outbox.ts';
 import type { Database } from '../storage/database.ts';
 import { testsZones, zoneMembershipSql } from '../zones/membership.ts';
 import { isZoneId } from '../zones/validation.ts';
-import { MAX_COUNT_BUCKETS } from './count-cost.ts';
+import { MAX_COUNT_BUCKETS, MAX_COUNT_RANGE_DAYS } from './count-cost.ts';
 import { countRange, queryCountsInWindows } from './count-windows.ts';
 import type { FilterNode } from './filter/index.ts';
 import { activityIdFromDate, isActivityId, retentionFloor } from './ids.ts';
@@ -53,8 +53,7 @@ export interface CountRequest {
 /** The last second an activity id can name (9999-12-31T23:59:59Z). */
 const LAST_ACTIVITY_MS = Date.UTC(9999, 11, 31, 23, 59, 59);
 
-/** The longest range a count covers. */
-export const MAX_COUNT_RANGE_DAYS = 400;
+export { MAX_COUNT_RANGE_DAYS } from './count-cost.ts';
 
 /** A count's buckets, and the database time they took (what settles the count's cost). */
 export interface CountResult {

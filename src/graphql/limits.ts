@@ -37,9 +37,14 @@ export interface LimitRefusals {
   /**
    * Settles a charged operation once it ran: `actual` (its requested cost with each metered
    * field's estimate replaced by what it measured, `meterWork`) against the `requested` cost
-   * taken. What is left of the caller's budget, or undefined when it has none.
+   * taken. What is left of the caller's budget; undefined at once when it has none (the answer
+   * then goes out as it came).
    */
-  settle(context: unknown, requested: number, actual: number): Promise<ThrottleStatus | undefined>;
+  settle(
+    context: unknown,
+    requested: number,
+    actual: number,
+  ): Promise<ThrottleStatus | undefined> | undefined;
   /**
    * Resolves once the caller may start executing a charged operation (src/limits/shares.ts),
    * with the function to call when it has ended.
@@ -279,7 +284,8 @@ export function operationLimits(
           if (!charged || isAsyncIterable(result)) return result;
           charged = false;
           const actual = cost - meter.estimated + meter.measured;
-          const left = await refusals.settle(context, cost, actual);
+          const settling = refusals.settle(context, cost, actual);
+          const left = settling && (await settling);
           if (!left) return result;
           return {
             ...result,

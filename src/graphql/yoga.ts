@@ -126,10 +126,12 @@ export function createGraphQL(
           services.metrics.refusals.inc({ reason: 'rate_limited' });
           return requestError(rateLimited(taken.cost, cost));
         },
-        settle: async (context, requested, actual) => {
+        settle: (context, requested, actual) => {
           const { principal } = context as GraphQLContext;
-          const left = await services.rateLimiter.settle(principal, actual - requested);
-          return left && throttleStatus(left);
+          if (!services.rateLimiter.costPolicy(principal)) return undefined;
+          return services.rateLimiter
+            .settle(principal, actual - requested)
+            .then((left) => left && throttleStatus(left));
         },
         begin: async (context, cost) => {
           const { principal } = context as GraphQLContext;

@@ -15,6 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { MAX_COUNT_BUCKETS } from '../src/activities/count-cost.ts';
 import { retentionFloor } from '../src/activities/ids.ts';
 import type { FilterNode } from '../src/activities/filter/index.ts';
 import { activitiesDrop } from '../src/activities/retention.ts';
@@ -177,7 +178,7 @@ async function measureCounts(): Promise<Latency> {
   const times: number[] = [];
   for (let i = 0; i < SAMPLES / 10 + 10; i++) {
     const started = performance.now();
-    await queryCounts(db.readPool, query);
+    await queryCounts(db.readPool, query, MAX_COUNT_BUCKETS);
     if (i >= 10) times.push(performance.now() - started);
   }
   times.sort((a, b) => a - b);

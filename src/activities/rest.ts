@@ -5,6 +5,8 @@ import type { MediaLookup } from '../media/lookup.ts';
 import type { MediaUrls } from '../media/signing.ts';
 import { timestamp } from '../schemas.ts';
 import { route } from '../http/rest.ts';
+import { chargeCost, costHeaders, pointsOfDatabaseTime, settleCost } from '../limits/cost.ts';
+import { countCost } from './count-cost.ts';
 import { parseFilter } from './filter/index.ts';
 import { isActivityId } from './ids.ts';
 import {
@@ -246,10 +248,16 @@ export const activityRoutes = [
         filter: body.filter?.trim() ? parseFilter(body.filter) : undefined,
         accessoryIds: body.accessoryIds && checkAccessoryIds(body.accessoryIds),
       };
+      const { rateLimiter } = ctx.services;
+      const requested = countCost(request);
+      await chargeCost(rateLimiter, ctx.principal, requested);
       const account = await ctx.ownAccount();
-      const buckets = await ctx.services.activities.counts(account, request);
+      const counted = await ctx.services.activities.counts(account, request);
+      const actual = pointsOfDatabaseTime(counted.databaseMs);
+      const left = await settleCost(rateLimiter, ctx.principal, requested, actual);
       return {
-        body: { buckets: buckets.map((b) => ({ ...b, start: b.start.toISOString() })) },
+        body: { buckets: counted.buckets.map((b) => ({ ...b, start: b.start.toISOString() })) },
+        headers: costHeaders(requested, actual, left),
       };
     },
   }),

@@ -4,6 +4,8 @@ import { invalidArgument } from '../errors.ts';
 import { isUuid } from '../ids.ts';
 import type { EventType } from '../events/types.ts';
 import { builder, scopedLoader } from '../graphql/builder.ts';
+import { meterWork, type WorkCost } from '../graphql/limits.ts';
+import { pointsOfDatabaseTime } from '../limits/cost.ts';
 import { ActivityMediaRef } from '../media/schema.ts';
 import { EventTypeRef } from '../notifications/schema.ts';
 import {
@@ -26,7 +28,14 @@ import {
   type ActivityKey,
   type ListRequest,
 } from './service.ts';
-import { countGroups, type CountBucket, type Operator, type Page } from './store.ts';
+import { countCost } from './count-cost.ts';
+import {
+  countGroups,
+  type CountBucket,
+  type CountGroup,
+  type Operator,
+  type Page,
+} from './store.ts';
 
 export const ActivityRef = builder
   .nodeRef<ActivityRecord, ActivityKey>('Activity', {
@@ -291,6 +300,24 @@ const ActivityCountBucketRef = builder.objectRef<CountBucket>('ActivityCountBuck
   }),
 });
 
+/**
+ * The requested cost of `activityCounts` (./count-cost.ts) from its arguments as given; 0 for
+ * arguments the field refuses (it answers their error).
+ */
+const countCostOf: WorkCost = (args) => {
+  const { from, to, bucket, groupBy, accessoryIds } = args;
+  if (!(from instanceof Date && to instanceof Date) || (bucket !== 'HOUR' && bucket !== 'DAY')) {
+    return 0;
+  }
+  return countCost({
+    from,
+    to,
+    bucket,
+    groupBy: Array.isArray(groupBy) ? (groupBy as CountGroup[]) : [],
+    accessoryIds: Array.isArray(accessoryIds) ? (accessoryIds as string[]) : undefined,
+  });
+};
+
 const ActivityCountsRef = builder
   .objectRef<{ buckets: CountBucket[] }>('ActivityCounts')
   .implement({
@@ -309,6 +336,7 @@ builder.objectFields(ViewerRef, (t) => ({
     description:
       "How many activities of the account's accessories (or of `accessoryIds`) were created in each hour or day of `timeZone` from `from` up to `to`; exactly what the timeline lists for that range and filter.",
     authScopes: { activities_basic: true },
+    extensions: { workCost: countCostOf },
     args: {
       from: t.arg({ type: 'DateTime', required: true }),
       to: t.arg({
@@ -325,7 +353,7 @@ builder.objectFields(ViewerRef, (t) => ({
     },
     resolve: async (_viewer, args, ctx) => {
       const account = await ctx.ownAccount();
-      const buckets = await ctx.services.activities.counts(account, {
+      const { buckets, databaseMs } = await ctx.services.activities.counts(account, {
         from: args.from,
         to: args.to,
         bucket: args.bucket,
@@ -339,6 +367,7 @@ builder.objectFields(ViewerRef, (t) => ({
           ? checkAccessoryIds(args.accessoryIds.map(String))
           : undefined,
       });
+      meterWork(ctx, countCostOf(args), pointsOfDatabaseTime(databaseMs));
       return { buckets };
     },
   }),

@@ -6,8 +6,10 @@ import type { EventSignal } from '../events/outbox.ts';
 import type { Database } from '../storage/database.ts';
 import { testsZones, zoneMembershipSql } from '../zones/membership.ts';
 import { isZoneId } from '../zones/validation.ts';
+import { MAX_COUNT_BUCKETS, MAX_COUNT_RANGE_DAYS } from './count-cost.ts';
+import { countRange, queryCountsInWindows } from './count-windows.ts';
 import type { FilterNode } from './filter/index.ts';
-import { activityIdFromDate, isActivityId, parseActivityId, retentionFloor } from './ids.ts';
+import { activityIdFromDate, isActivityId, retentionFloor } from './ids.ts';
 import type { ActivityRecord } from './model.ts';
 import type { ActivityChange, ActivityInput } from './plan.ts';
 import {
@@ -51,10 +53,13 @@ export interface CountRequest {
 /** The last second an activity id can name (9999-12-31T23:59:59Z). */
 const LAST_ACTIVITY_MS = Date.UTC(9999, 11, 31, 23, 59, 59);
 
-const QUARTER_MS = 15 * 60_000;
+export { MAX_COUNT_RANGE_DAYS } from './count-cost.ts';
 
-/** The longest range a count covers. */
-export const MAX_COUNT_RANGE_DAYS = 400;
+/** A count's buckets, and the database time they took (what settles the count's cost). */
+export interface CountResult {
+  buckets: CountBucket[];
+  databaseMs: number;
+}
 
 /** What names one activity: its accessory and its id there. */
 export interface ActivityKey {
@@ -198,8 +203,10 @@ export class ActivityService {
   /**
    * The activities of the account (or of the chosen accessories) created in [from, to), counted
    * by hour or day of `timeZone` and the groups asked for, from the rows the timeline lists.
+   * At most MAX_COUNT_BUCKETS buckets (else a 400 on `bucket`). On the embedded database, whose
+   * statements run on the event loop, in windows of short statements (./count-windows.ts).
    */
-  async counts(account: AccountView, req: CountRequest): Promise<CountBucket[]> {
+  async counts(account: AccountView, req: CountRequest): Promise<CountResult> {
     const { from, to } = req;
     if (!(from.getTime() < to.getTime())) throw invalidArgument('to', 'to must be after from');
     if (to.getTime() - from.getTime() > MAX_COUNT_RANGE_DAYS * 86_400_000) {
@@ -214,7 +221,21 @@ export class ActivityService {
       );
     }
     await this.checkChosen(account, req.accessoryIds);
-    return queryCounts(this.db.readPoolFor(account.accountId), countQuery(account, req));
+    const pool = this.db.readPoolFor(account.accountId);
+    const q = countQuery(account, req);
+    const started = performance.now();
+    const buckets =
+      this.db.kind === 'embedded'
+        ? await queryCountsInWindows(pool, q, MAX_COUNT_BUCKETS)
+        : await queryCounts(pool, q, MAX_COUNT_BUCKETS + 1);
+    const databaseMs = performance.now() - started;
+    if (buckets.length > MAX_COUNT_BUCKETS) {
+      throw invalidArgument(
+        'bucket',
+        `a count answers at most ${MAX_COUNT_BUCKETS} buckets (hours or days times groups); ask for DAY buckets, a shorter range or fewer groups`,
+      );
+    }
+    return { buckets, databaseMs };
   }
 
   /** The time zone names the database knows, read once. */
@@ -273,21 +294,18 @@ export function countQuery(
   // The whole quarter hours inside [lo, hi) come from the account's rollup, unless a filter
   // must be tested on every activity or the accessories matter.
   const rollup = !req.filter && !req.accessoryIds && !req.groupBy.includes('ACCESSORY');
-  const quarter = (ms: number) => activityIdFromDate(new Date(ms)).slice(0, 13);
-  const first = quarter(Math.ceil(parseActivityId(lo)!.getTime() / QUARTER_MS) * QUARTER_MS);
-  const last = quarter(Math.floor(parseActivityId(hi)!.getTime() / QUARTER_MS) * QUARTER_MS);
-  return {
+  const query: CountQuery = {
     scope: { accountId: account.accountId, accessoryIds: req.accessoryIds },
     floor,
     from: lo,
     to: hi,
-    rollup: rollup && first < last ? { from: first, to: last } : undefined,
     bucket: req.bucket === 'DAY' ? 'day' : 'hour',
     timeZone: req.timeZone,
     groupBy: [...new Set(req.groupBy)],
     filter: req.filter,
     zoneMembership: req.filter && testsZones(req.filter) ? zoneMembershipSql() : undefined,
   };
+  return countRange(query, lo, hi, rollup);
 }
 
 /** The motionZones of ingest: zone ids z1..z5 and zR, at most six. */

@@ -168,9 +168,13 @@ const groupColumns: Record<CountGroup, string> = {
  * a whole minute since 1972), then each minute is put in its bucket by PostgreSQL's
  * `date_trunc(unit, minute, zone)`, which knows DST days of 23 and 25 hours and the zones of
  * half and quarter hours. ZONE counts an activity once in each zone of its motionZones, and
- * once under null when it has none.
+ * once under null when it has none. At most `limit` buckets, the first ones.
  */
-export async function queryCounts(pool: pg.Pool, q: CountQuery): Promise<CountBucket[]> {
+export async function queryCounts(
+  pool: pg.Pool,
+  q: CountQuery,
+  limit: number,
+): Promise<CountBucket[]> {
   const p = new Params();
   const where = scopeConditions(p, q);
   const keys = q.groupBy.map((g) => `, ${groupColumns[g]}`).join('');
@@ -207,7 +211,7 @@ export async function queryCounts(pool: pg.Pool, q: CountQuery): Promise<CountBu
   const sql = `SELECT date_trunc(${p.param(q.bucket)}::text, ${minute}, ${p.param(q.timeZone)}::text) AS start,
       sum(n)::int AS count${keys}
     FROM (${parts.join(' UNION ALL ')}) AS m
-    GROUP BY 1${keys} HAVING sum(n) > 0 ORDER BY 1${keys}`;
+    GROUP BY 1${keys} HAVING sum(n) > 0 ORDER BY 1${keys} LIMIT ${p.param(limit)}`;
   const { rows: found } = await pool.query<Record<string, unknown>>(
     statements.query(sql, p.values),
   );
@@ -218,6 +222,22 @@ export async function queryCounts(pool: pg.Pool, q: CountQuery): Promise<CountBu
     relevanceLevel: (r.relevance_level as number | undefined) ?? null,
     zoneId: (r.zone_id as string | undefined) ?? null,
   }));
+}
+
+/** The start of the bucket of a count's `bucket` and time zone that holds `at`. */
+export async function queryBucketStart(
+  pool: pg.Pool,
+  q: Pick<CountQuery, 'bucket' | 'timeZone'>,
+  at: Date,
+): Promise<Date> {
+  const { rows } = await pool.query<{ start: Date }>(
+    statements.query(`SELECT date_trunc($1::text, $2::timestamptz, $3::text) AS start`, [
+      q.bucket,
+      at,
+      q.timeZone,
+    ]),
+  );
+  return rows[0]!.start;
 }
 
 export async function queryOne(

@@ -1,4 +1,3 @@
-import type { Plugin } from 'graphql-yoga';
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
@@ -13,7 +12,9 @@ import {
   type ValidationContext,
 } from 'graphql';
 import { getComplexity, type ComplexityEstimatorArgs } from 'graphql-query-complexity';
+import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { LimitsConfig } from '../config.ts';
+import type { ThrottleStatus } from '../limits/cost.ts';
 
 /**
  * What one GraphQL operation may ask for, checked before anything runs (over HTTP, SSE and
@@ -34,6 +35,17 @@ export interface LimitRefusals {
    */
   charge(context: unknown, cost: number): Promise<GraphQLError | undefined>;
   /**
+   * Settles a charged operation once it ran: `actual` (its requested cost with each metered
+   * field's estimate replaced by what it measured, `meterWork`) against the `requested` cost
+   * taken. What is left of the caller's budget; undefined at once when it has none (the answer
+   * then goes out as it came).
+   */
+  settle(
+    context: unknown,
+    requested: number,
+    actual: number,
+  ): Promise<ThrottleStatus | undefined> | undefined;
+  /**
    * Resolves once the caller may start executing a charged operation (src/limits/shares.ts),
    * with the function to call when it has ended.
    */
@@ -43,6 +55,25 @@ export interface LimitRefusals {
    * its result, or undefined to execute it here.
    */
   elsewhere?(execution: ExecutionArgs, cost: number): Promise<ExecutionResult> | undefined;
+}
+
+/**
+ * A field whose work the database does in proportion to its arguments (a count over a range)
+ * says so with `extensions.workCost`: the points its arguments ask for, added to its cost (and
+ * multiplied as any field's, by aliases and pages). Its resolver reports what it estimated and
+ * what it measured (`meterWork`), and the operation settles the difference once it ran.
+ */
+export type WorkCost = (args: Record<string, unknown>) => number;
+
+/** What the metered fields of an execution estimated and measured, by its context. */
+const meters = new WeakMap<object, { estimated: number; measured: number }>();
+
+/** Reports a metered field's work: its `workCost` estimate and what it measured, in points. */
+export function meterWork(context: object, estimated: number, measured: number): void {
+  const meter = meters.get(context);
+  if (!meter) return;
+  meter.estimated += estimated;
+  meter.measured += measured;
 }
 
 /** A field's default page size, for the cost of a page asked for without `first`/`last`. */
@@ -71,6 +102,8 @@ export function fieldCost({ field, args, childComplexity }: ComplexityEstimatorA
   // A page larger than the field allows is refused by the field itself, with its own message:
   // price it at the largest page it could return.
   const max = Number(field.extensions?.maxPageSize ?? MAX_PAGE_SIZE);
+  const work = field.extensions?.workCost as WorkCost | undefined;
+  if (work) return 1 + childComplexity + work(args);
   // Objects fetched by their ids (`nodes`): the selection once per id.
   if (Array.isArray(args.ids)) return 1 + Math.min(args.ids.length, max) * childComplexity;
   if (!field.args.some((a) => (PAGE_ARGS as readonly string[]).includes(a.name))) {
@@ -234,13 +267,33 @@ export function operationLimits(
       onExecute: async ({ args, executeFn, setExecuteFn, setResultAndStopExecution }) => {
         const cost = await checkCost(args, setResultAndStopExecution);
         if (cost === undefined) return;
+        // A live query executes again through this function: only its first execution was
+        // charged, and only it is settled.
+        let charged = true;
         setExecuteFn(async (execution) => {
-          const end = await refusals.begin(execution.contextValue, cost);
+          const context = execution.contextValue as object;
+          const meter = { estimated: 0, measured: 0 };
+          meters.set(context, meter);
+          const end = await refusals.begin(context, cost);
+          let result;
           try {
-            return await (refusals.elsewhere?.(execution, cost) ?? executeFn(execution));
+            result = await (refusals.elsewhere?.(execution, cost) ?? executeFn(execution));
           } finally {
             end();
           }
+          if (!charged || isAsyncIterable(result)) return result;
+          charged = false;
+          const actual = cost - meter.estimated + meter.measured;
+          const settling = refusals.settle(context, cost, actual);
+          const left = settling && (await settling);
+          if (!left) return result;
+          return {
+            ...result,
+            extensions: {
+              ...result.extensions,
+              cost: { requestedQueryCost: cost, actualQueryCost: actual, throttleStatus: left },
+            },
+          };
         });
       },
       // A subscription runs for as long as it is subscribed: it takes no share.

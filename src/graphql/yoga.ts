@@ -16,6 +16,7 @@ import {
   takeRequest,
   type RequestContext,
 } from '../context.ts';
+import { throttleStatus } from '../limits/cost.ts';
 import { callerOf, rateLimited } from '../limits/rate.ts';
 import { CostShares } from '../limits/shares.ts';
 import { declaredLength } from '../http/body.ts';
@@ -140,6 +141,13 @@ export function createGraphQL(
           if (!taken.cost || taken.cost.allowed) return undefined;
           services.metrics.refusals.inc({ reason: 'rate_limited' });
           return requestError(rateLimited(taken.cost, cost));
+        },
+        settle: (context, requested, actual) => {
+          const { principal } = context as GraphQLContext;
+          if (!services.rateLimiter.costPolicy(principal)) return undefined;
+          return services.rateLimiter
+            .settle(principal, actual - requested)
+            .then((left) => left && throttleStatus(left));
         },
         begin: async (context, cost) => {
           const { principal } = context as GraphQLContext;

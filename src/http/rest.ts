@@ -16,6 +16,8 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 export interface RestResult<T = unknown> {
   status?: number;
   body?: T;
+  /** Headers of the answer; one already set (e.g. RateLimit) gets these values after its own. */
+  headers?: Record<string, string>;
 }
 
 /** One REST operation: a thin adapter from HTTP onto a domain service. */
@@ -194,6 +196,10 @@ export function restHandler(services: Services, router: RestRouter): HttpHandler
   return async (req, res, pathname) => {
     const match = router.match(req.method ?? 'GET', pathname);
     const result = await router.handle(services, req, res, match);
+    for (const [name, value] of Object.entries(result.headers ?? {})) {
+      const set = res.getHeader(name);
+      res.setHeader(name, set === undefined ? value : `${String(set)}, ${value}`);
+    }
     sendJson(res, result.status ?? 200, result.body);
     return match.route.path;
   };

@@ -67,14 +67,53 @@ end
 return answers
 `;
 
-/** A client with the script defined on it (EVALSHA, loaded again by ioredis when Redis lost it). */
+/**
+ * The settlement of a charge (./gcra.ts's `adjustToken`): KEYS: the bucket; ARGV: the time, burst,
+ * rate, period and the units to take (negative: to give back), never refused. Answers remaining
+ * and reset in (ms).
+ */
+const SETTLE_SCRIPT = `
+local now = tonumber(ARGV[1])
+local burst = tonumber(ARGV[2])
+local interval = tonumber(ARGV[4]) / tonumber(ARGV[3])
+local units = tonumber(ARGV[5])
+local tat = math.max(tonumber(redis.call('GET', KEYS[1])) or now, now)
+local new_tat = tat + interval * units
+if new_tat <= now then
+  redis.call('DEL', KEYS[1])
+  return {burst, 0}
+end
+local reset_in = math.ceil(new_tat - now)
+redis.call('SET', KEYS[1], new_tat, 'PX', reset_in)
+return {math.max(0, math.floor((now - (new_tat - interval * burst)) / interval)), reset_in}
+`;
+
+/** A client with the scripts defined on it (EVALSHA, loaded again by ioredis when Redis lost them). */
 export type GcraClient = RedisClient & {
   clipgateGcra(...args: [number, ...(string | number)[]]): Promise<number[]>;
+  clipgateGcraSettle(...args: [number, ...(string | number)[]]): Promise<number[]>;
 };
 
 export function withGcraScript(client: RedisClient): GcraClient {
   client.defineCommand('clipgateGcra', { lua: SCRIPT });
+  client.defineCommand('clipgateGcraSettle', { lua: SETTLE_SCRIPT });
   return client as GcraClient;
+}
+
+/** Settles `t` by its `cost` in tokens (negative: given back), in one call; never refused. */
+export async function settleShared(redis: GcraClient, t: Take): Promise<BucketDecision> {
+  const scale = bucketScale(t.policy);
+  const units = Math.sign(t.cost) * unitsOf(Math.abs(t.cost), scale);
+  const [remaining, resetIn] = await redis.clipgateGcraSettle(
+    1,
+    t.key,
+    Date.now(),
+    scale.burst,
+    scale.rate,
+    scale.periodMs,
+    units,
+  );
+  return { allowed: true, remaining: remaining! * scale.unit, retryAfterMs: 0, resetMs: resetIn! };
 }
 
 /** Takes `takes` in one call; see `Take`. */

@@ -100,6 +100,40 @@ export function takeToken(
   };
 }
 
+/**
+ * Gives back (`tokens` < 0) or takes (`tokens` > 0) tokens from a bucket whose TAT is `tat`
+ * without refusing: the settlement of a charge once what it cost is known. A bucket taken below
+ * empty waits for its rate to refill it; one given more than it holds is full (TAT undefined).
+ * Counted in the bucket's units, as `takeToken`.
+ */
+export function adjustToken(
+  tat: number | undefined,
+  now: number,
+  policy: BucketPolicy,
+  tokens: number,
+): { decision: BucketDecision; tat: number | undefined } {
+  const scale = bucketScale(policy);
+  const interval = scale.periodMs / scale.rate;
+  const units = Math.sign(tokens) * unitsOf(Math.abs(tokens), scale);
+  const next = Math.max(tat ?? now, now) + interval * units;
+  if (next <= now) {
+    return {
+      decision: { allowed: true, remaining: scale.burst * scale.unit, retryAfterMs: 0, resetMs: 0 },
+      tat: undefined,
+    };
+  }
+  return {
+    decision: {
+      allowed: true,
+      remaining:
+        Math.max(0, Math.floor((now - (next - interval * scale.burst)) / interval)) * scale.unit,
+      retryAfterMs: 0,
+      resetMs: Math.ceil(next - now),
+    },
+    tat: next,
+  };
+}
+
 /** Buckets in this process: the limits without Redis, and the fallback while Redis is away. */
 export class MemoryBuckets {
   readonly #tats = new Map<string, number>();
@@ -114,6 +148,14 @@ export class MemoryBuckets {
       this.#tats.set(key, tat);
       if (this.#tats.size > this.maxKeys) this.#prune(now);
     }
+    return decision;
+  }
+
+  /** Settles a charge of this bucket by `tokens` more (or, negative, fewer): `adjustToken`. */
+  adjust(key: string, policy: BucketPolicy, tokens: number, now = Date.now()): BucketDecision {
+    const { decision, tat } = adjustToken(this.#tats.get(key), now, policy, tokens);
+    this.#tats.delete(key);
+    if (tat !== undefined) this.#tats.set(key, tat);
     return decision;
   }
 

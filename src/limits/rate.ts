@@ -7,7 +7,14 @@ import { redisClient } from '../storage/redis.ts';
 import type { RateLimitMetrics } from './metrics.ts';
 import type { Logger } from '../logger.ts';
 import { MemoryBuckets, type BucketDecision, type BucketPolicy } from './gcra.ts';
-import { take, takeShared, withGcraScript, type GcraClient, type Take } from './gcra-script.ts';
+import {
+  settleShared,
+  take,
+  takeShared,
+  withGcraScript,
+  type GcraClient,
+  type Take,
+} from './gcra-script.ts';
 import { RefusalPacer } from './pacing.ts';
 
 /**
@@ -138,6 +145,30 @@ export class RateLimiter {
       ...(asked.request && { request: decisions[0] }),
       ...(asked.cost !== undefined && { cost: decisions[asked.request ? 1 : 0] }),
     };
+  }
+
+  /** The caller's cost budget; undefined when not limited. */
+  costPolicy(principal: Principal): BucketPolicy | undefined {
+    return this.#budgets(principal)?.cost;
+  }
+
+  /**
+   * Settles a charge of the caller's cost budget once what it cost is known: takes `tokens` more,
+   * or gives back as many when negative, never refusing (a request that cost more than it asked
+   * for leaves the budget short, and the next ones wait). Undefined when not limited.
+   */
+  async settle(principal: Principal, tokens: number): Promise<RateDecision | undefined> {
+    const policy = this.#budgets(principal)?.cost;
+    if (!policy) return undefined;
+    const t = take(callerOf(principal), policy, tokens);
+    if (this.#redis) {
+      try {
+        return { ...(await settleShared(this.#redis, t)), policy };
+      } catch {
+        // Redis away or refusing: this instance's bucket, as a take would (#take reports it).
+      }
+    }
+    return { ...this.#memory.adjust(t.key, policy, tokens), policy };
   }
 
   /**

@@ -59,6 +59,7 @@ describe('the cost plugin', () => {
       {
         refused: () => undefined,
         charge: () => Promise.resolve(undefined),
+        settle: () => undefined,
         begin: (_, cost) => shares.acquire('caller', cost),
       },
     );

@@ -1,0 +1,138 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { countCost } from '../../src/activities/count-cost.ts';
+import { backends, startApp, type TestApp } from '../helpers/app.ts';
+import { postGraphQL, rest } from '../helpers/client.ts';
+import { seedAccessory } from '../helpers/fixtures.ts';
+
+const DAY = 86_400_000;
+/** The issue's count: 400 days by hour, by all three groups. */
+const BIG = { from: '2026-01-01T00:00:00Z', to: '2027-02-04T00:00:00Z', bucket: 'HOUR' } as const;
+const ALL = ['ACCESSORY', 'RELEVANCE', 'ZONE'] as const;
+
+const aliases = (n: number, from: string, to: string, groupBy: readonly string[]) =>
+  `{ viewer { ${Array.from(
+    { length: n },
+    (_, i) =>
+      `c${i}: activityCounts(from: "${from}", to: "${to}", bucket: HOUR, groupBy: [${groupBy.join(', ')}]) { buckets { count } }`,
+  ).join(' ')} } }`;
+
+/** Three full pages of 100 activities: about 4,800 points, nearly a burst of 5,000. */
+const costly = (accessoryId: string) => {
+  const page = `edges { node { activityId accessoryId startTime endTime playbackDuration relevanceLevel inProgress motionZones objectLocations } } pageInfo { hasNextPage }`;
+  const pages = ['a', 'b', 'c'].map((alias) => `${alias}: activities(first: 100) { ${page} }`);
+  return `{ accessory(id: "${accessoryId}") { ${pages.join(' ')} } }`;
+};
+
+interface Answer {
+  errors?: { extensions: { code: string; details: Record<string, unknown> } }[];
+  extensions?: {
+    cost: {
+      requestedQueryCost: number;
+      actualQueryCost: number;
+      throttleStatus: { maximumAvailable: number; currentlyAvailable: number; restoreRate: number };
+    };
+  };
+}
+
+/** `"cost";r=<n>` of a RateLimit header. */
+const costLeft = (header: string | null) => Number(/"cost";r=(\d+)/.exec(header ?? '')?.[1]);
+
+describe.each(backends)('the cost of counts on %s', (backend) => {
+  let t: TestApp;
+  let accessoryId: string;
+  let client = 0;
+  /** A token of a client of its own, with a full budget. */
+  const reader = () => t.token(['activities_basic'], 'user-1', `cost-client-${client++}`);
+  const to = new Date(Math.floor(Date.now() / DAY) * DAY);
+  const from = new Date(to.getTime() - 14 * DAY);
+
+  beforeAll(async () => {
+    // 2,500 points a second, bursts of 5,000 (GRAPHQL_MAX_COST stays 5,000).
+    t = await startApp(backend, { RATE_LIMIT_RPS: '50', RATE_LIMIT_COST: '2500' });
+    ({ accessoryId } = await seedAccessory(t));
+  });
+  afterAll(() => t.close());
+
+  it("refuses the issue's 30 aliased counts before they run, as more than GRAPHQL_MAX_COST", async () => {
+    const res = await postGraphQL(t.url, await reader(), aliases(30, BIG.from, BIG.to, ALL));
+    expect(res.status).toBe(400);
+    const { errors } = (await res.json()) as Answer;
+    expect(errors![0]!.extensions.code).toBe('INVALID_ARGUMENT');
+    expect(errors![0]!.extensions.details).toMatchObject({ limit: 'GRAPHQL_MAX_COST', max: 5000 });
+    expect(errors![0]!.extensions.details.measured).toBeGreaterThan(30 * 100_000);
+  });
+
+  it('refuses a REST count costing more than the whole burst, naming RATE_LIMIT_COST', async () => {
+    const res = await rest(t.url, await reader(), 'POST', '/api/activities/counts', {
+      ...BIG,
+      groupBy: ALL,
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('INVALID_ARGUMENT');
+    expect(res.body.error.details).toMatchObject({ limit: 'RATE_LIMIT_COST', max: 5000 });
+    expect(res.body.error.details.measured).toBeGreaterThan(5000);
+  });
+
+  it('refuses counts the budget cannot pay with 429 and Retry-After, on both APIs', async () => {
+    // Each client first spends nearly its whole burst on pages, then asks for more than is left.
+    const token = await reader();
+    expect((await postGraphQL(t.url, token, costly(accessoryId))).status).toBe(200);
+    const graphql = await postGraphQL(
+      t.url,
+      token,
+      aliases(3, from.toISOString(), to.toISOString(), []),
+    );
+    expect(graphql.status).toBe(429);
+    expect(Number(graphql.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    const { errors } = (await graphql.json()) as Answer;
+    expect(errors![0]!.extensions.code).toBe('RATE_LIMITED');
+    expect(errors![0]!.extensions.details.measured).toBeGreaterThan(
+      3 * countCost({ from, to, bucket: 'HOUR', groupBy: [] }),
+    );
+
+    const other = await reader();
+    expect((await postGraphQL(t.url, other, costly(accessoryId))).status).toBe(200);
+    const request = { from, to, bucket: 'HOUR' as const, groupBy: ['ZONE' as const] };
+    const body = { ...request, from: from.toISOString(), to: to.toISOString() };
+    const restRefused = await rest(t.url, other, 'POST', '/api/activities/counts', body);
+    expect(restRefused.status).toBe(429);
+    expect(Number(restRefused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(restRefused.body.error.details).toMatchObject({
+      limit: 'RATE_LIMIT_COST',
+      measured: countCost(request),
+    });
+  });
+
+  it('answers the requested and the actual cost and what is left, settled from the database time', async () => {
+    const week = new Date(to.getTime() - 7 * DAY);
+    const request = { from: week, to, bucket: 'HOUR' as const, groupBy: ['ZONE' as const] };
+    const requested = countCost(request);
+    const body = { ...request, from: week.toISOString(), to: to.toISOString() };
+    const counted = await rest(t.url, await reader(), 'POST', '/api/activities/counts', body);
+    expect(counted.status).toBe(200);
+    expect(Number(counted.headers.get('cost-requested'))).toBe(requested);
+    const actual = Number(counted.headers.get('cost-actual'));
+    expect(actual).toBeGreaterThanOrEqual(1);
+    expect(counted.headers.get('ratelimit-policy')).toMatch(
+      /^"default";q=100;w=2, "cost";q=5000;w=2$/,
+    );
+    // What is left is the burst less the actual cost (refilled meanwhile), not the requested one.
+    const left = costLeft(counted.headers.get('ratelimit'));
+    expect(left).toBeGreaterThanOrEqual(5000 - actual - 1);
+    expect(left).toBeLessThanOrEqual(5000);
+
+    const res = await postGraphQL(t.url, await reader(), aliases(2, body.from, body.to, ['ZONE']));
+    expect(res.status).toBe(200);
+    const { extensions } = (await res.json()) as Answer;
+    const cost = extensions!.cost;
+    // Two counts and the fields around them.
+    expect(cost.requestedQueryCost).toBeGreaterThan(2 * requested);
+    expect(cost.requestedQueryCost).toBeLessThan(2 * requested + 20);
+    expect(cost.actualQueryCost).toBeGreaterThanOrEqual(cost.requestedQueryCost - 2 * requested);
+    expect(cost.throttleStatus).toMatchObject({ maximumAvailable: 5000, restoreRate: 2500 });
+    expect(cost.throttleStatus.currentlyAvailable).toBeGreaterThanOrEqual(
+      5000 - cost.actualQueryCost - 1,
+    );
+    expect(cost.throttleStatus.currentlyAvailable).toBeLessThanOrEqual(5000);
+  });
+});

@@ -5,7 +5,6 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { applyLiveQueryJSONPatch } from '@n1ru4l/graphql-live-query-patch-json-patch';
-import { isDeepStrictEqual } from 'node:util';
 import { print, type ExecutionResult } from 'graphql';
 import { createClient as createSseClient } from 'graphql-sse';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

@@ -100,6 +100,8 @@ const GRACE_MS = 10_000;
 const SETTLE_MS = 3000;
 const IDLE_WAIT_MS = 60_000;
 const AUTH_KEY = 'bench-neighbours-receiver-key';
+/** Items of one ingest request: about 100 bytes each, within the 64 KiB a request body may hold. */
+const INGEST_BATCH = 500;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
@@ -246,8 +248,8 @@ async function must(...args: Parameters<typeof call>): Promise<unknown> {
 
 /** `count` new activities on `accessoryIds` by turns, through the bulk ingest API. */
 async function ingest(accessoryIds: string[], count: number): Promise<void> {
-  for (let done = 0; done < count; done += 1000) {
-    const items = Array.from({ length: Math.min(1000, count - done) }, (_, i) =>
+  for (let done = 0; done < count; done += INGEST_BATCH) {
+    const items = Array.from({ length: Math.min(INGEST_BATCH, count - done) }, (_, i) =>
       JSON.stringify({
         op: 'createActivity',
         accessoryId: accessoryIds[(done + i) % accessoryIds.length],
@@ -443,7 +445,7 @@ async function againstBob(name: AttackName, what: string, attack: Attack, quiet:
 const counts = `activityCounts(from: "${FROM}", to: "${TO}", bucket: HOUR, groupBy: [ACCESSORY, RELEVANCE, ZONE]) { buckets { count } }`;
 const ALIASED = `{ viewer { ${Array.from({ length: 30 }, (_, i) => `c${i}: ${counts}`).join(' ')} } }`;
 const LIVE = `query ($from: DateTime!, $to: DateTime!) @live { viewer { activityCounts(from: $from, to: $to, bucket: HOUR, groupBy: [ACCESSORY, RELEVANCE, ZONE]) { buckets { count } } } }`;
-const { live } = loadConfig({ DATABASE_URL: databaseUrl?.toString() ?? '' });
+const { live, webhook } = loadConfig({ DATABASE_URL: databaseUrl?.toString() ?? '' });
 
 console.log(
   `${backend}, Node ${process.version}, ${os.cpus().length} cores; Mallory's ${perCamera * cameras} activities, ` +
@@ -503,7 +505,7 @@ if (bobsAttacks.length > 0) {
       const to = new Date(Date.now() + 86_400_000).toISOString();
       await againstBob(
         name,
-        `POST .../notifications/replay of the whole range (${deliveries} deliveries, WEBHOOK_REPLAY_MAX 10000), then of its failed ones, by turns, ${connections} at once`,
+        `POST .../notifications/replay of the whole range (${deliveries} deliveries, WEBHOOK_REPLAY_MAX ${webhook.replayMax}), then of its failed ones, by turns, ${connections} at once`,
         {
           name,
           token: mallory,

@@ -234,7 +234,7 @@ async function liveQueries(
   );
   while (running()) await sleep(100);
   const notes = [
-    `${open} live queries open at the end (of ${next} asked for, on ${clients.length} sockets), ${updates} updates received`,
+    `${open} live queries open at the end (of ${next} asked for; sockets: ${clients.length}), ${updates} updates received`,
   ];
   if (closes.size > 0) {
     notes.push(`sockets closed: ${[...closes].map(([code, n]) => `${code}: ${n}`).join(', ')}`);

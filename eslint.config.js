@@ -1,20 +1,19 @@
 import js from '@eslint/js';
+import { defineConfig, globalIgnores } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
-export default tseslint.config(
-  {
-    ignores: [
-      'node_modules/',
-      'data/',
-      'dist/',
-      'src/generated/',
-      'test/generated/',
-      'web/dist/',
-      'web/src/generated/',
-    ],
-  },
+export default defineConfig(
+  globalIgnores([
+    'node_modules/',
+    'data/',
+    'dist/',
+    'src/generated/',
+    'test/generated/',
+    'web/dist/',
+    'web/src/generated/',
+  ]),
   js.configs.recommended,
-  ...tseslint.configs.recommended,
+  tseslint.configs.recommended,
   {
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
     rules: {

@@ -1,7 +1,8 @@
 import type { EventEmitter } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../logger.ts';
-import { defaultBounds, TIMED_OUT, within } from './live/bounds.ts';
+import { TIMED_OUT, within } from '../deadline.ts';
+import { defaultBounds } from './live/bounds.ts';
 
 /**
  * What the Redis event buses (./pubsub.ts, ./sharded-pubsub.ts) share about their connections:

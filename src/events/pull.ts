@@ -1,6 +1,6 @@
 import { AppError, invalidArgument } from '../errors.ts';
 import { isBigintId } from '../ids.ts';
-import { within } from './live/bounds.ts';
+import { within } from '../deadline.ts';
 import type { ConnectionLimiter, ConnectionOwner } from './live/connections.ts';
 import type { LiveEvents } from './live/live-events.ts';
 import type { EventLogReader, LiveSink } from './live/ports.ts';

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ReplyError } from 'ioredis';
 import type { Principal } from '../accounts/auth.ts';
 import { ingestCostRate, type LimitsConfig, type RedisTarget } from '../config.ts';
+import { TIMED_OUT, within } from '../deadline.ts';
 import { AppError } from '../errors.ts';
 import { redisClient } from '../storage/redis.ts';
 import type { RateLimitMetrics } from './metrics.ts';
@@ -90,12 +91,14 @@ export class RateLimiter {
       },
     };
     if (redis) {
-      // No offline queue and a short timeout: while Redis is away, a check fails at once and the
-      // local bucket answers, instead of requests waiting for a reconnection.
+      // No offline queue: while Redis is away, a check fails at once and the local bucket
+      // answers, instead of requests waiting for a reconnection. A check's own bound is
+      // REDIS_TIMEOUT_MS (#take), not ioredis's commandTimeout, which bounds the connection's
+      // handshake too (HELLO, ioredis 6 speaking RESP3): on a link slower than it, the
+      // connection would never become ready.
       const client = redisClient(redis, {
         connectionName: 'clipgate-rate-limits',
         enableOfflineQueue: false,
-        commandTimeout: REDIS_TIMEOUT_MS,
         maxRetriesPerRequest: 0,
         connectTimeout: CONNECT_TIMEOUT_MS,
         lazyConnect: true,
@@ -246,7 +249,9 @@ export class RateLimiter {
   async #take(takes: Take[]): Promise<BucketDecision[]> {
     if (this.#redis) {
       try {
-        const decisions = await takeShared(this.#redis, takes);
+        const decisions = await within(takeShared(this.#redis, takes), REDIS_TIMEOUT_MS);
+        if (decisions === TIMED_OUT)
+          throw new Error(`Redis did not answer within ${REDIS_TIMEOUT_MS} ms`);
         if (this.#fallback) {
           this.#fallback = false;
           this.logger.info('rate limits are shared through Redis again');

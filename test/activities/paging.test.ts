@@ -158,7 +158,6 @@ describe.each(backends)('activity paging on %s', (backend) => {
 
     // Oldest-first, backward through last/before: the same ids again.
     const backIds: string[][] = [];
-    let before: string | undefined = ids[0];
     const firstPage = await list({
       scanDirectionNewer: false,
       limit: 5,
@@ -166,7 +165,7 @@ describe.each(backends)('activity paging on %s', (backend) => {
       operator: '>=',
     });
     backIds.push(firstPage.body.activities.map((a: { activityId: string }) => a.activityId));
-    before = firstPage.body.nextStartActivityId;
+    let before: string | undefined = firstPage.body.nextStartActivityId;
     while (before) {
       const res = await gql(t.url, reader, Page, { id: accessoryId, last: 5, before });
       const conn = res.data!.accessory!.activities;

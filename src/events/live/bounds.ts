@@ -35,22 +35,6 @@ export type LiveWait = 'log' | 'listen' | 'check';
 /** Why a topic read events from the log instead of the bus. */
 export type RepairCause = 'overtaken' | 'reconnect' | 'check';
 
-export const TIMED_OUT: unique symbol = Symbol('timed out');
-
-/**
- * Settles as `promise` does, or with TIMED_OUT after `ms` (the promise goes on; what it settles
- * with later is dropped, a rejection included).
- */
-export function within<T>(promise: Promise<T>, ms: number): Promise<T | typeof TIMED_OUT> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<typeof TIMED_OUT>((resolve) => {
-    timer = setTimeout(() => resolve(TIMED_OUT), ms);
-    timer.unref();
-  });
-  promise.catch(() => {});
-  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
-}
-
 /** A read of the event log that ran past its bound. */
 export class LogReadTimeout extends Error {
   constructor(ms: number) {

@@ -1,14 +1,8 @@
 import { AppError, invalidArgument } from '../../errors.ts';
 import { isBigintId } from '../../ids.ts';
 import type { StoredEvent } from '../types.ts';
-import {
-  defaultBounds,
-  LogReadTimeout,
-  TIMED_OUT,
-  within,
-  type LiveBounds,
-  type LiveWait,
-} from './bounds.ts';
+import { TIMED_OUT, within } from '../../deadline.ts';
+import { defaultBounds, LogReadTimeout, type LiveBounds, type LiveWait } from './bounds.ts';
 import type { EventLogReader, LiveBus, LiveObserver, LiveSink } from './ports.ts';
 import { streamTopic, topicMessages, type LiveEvent, type Stream } from './stream.ts';
 import { Subscriber, type LiveSubscription } from './subscription.ts';

@@ -1,6 +1,7 @@
 import { setImmediate } from 'node:timers/promises';
 import { AppError } from '../../errors.ts';
-import { TIMED_OUT, within, type LiveBounds, type RepairCause } from './bounds.ts';
+import { TIMED_OUT, within } from '../../deadline.ts';
+import type { LiveBounds, RepairCause } from './bounds.ts';
 import type { EventLogReader, LiveBus, LiveObserver, TopicListener } from './ports.ts';
 import { compareIds, fromWire, type LiveEvent, type Stream, type WireEvent } from './stream.ts';
 import type { Subscriber } from './subscription.ts';

@@ -30,7 +30,6 @@
 //     --abusers-nice 19]
 //   BENCH_DATABASE_URL: run on that PostgreSQL server (its database clipgate_bench_abuse, made
 //   afresh) instead of the embedded database.
-import { fork } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -41,7 +40,7 @@ import { Agent, request } from 'undici';
 import { signDevToken } from '../src/accounts/auth.ts';
 import { loadConfig } from '../src/config.ts';
 import type { AbuseCommand, AbuseReport } from './abuse-load.ts';
-import { cpuMs, startServer } from './lib/load.ts';
+import { cpuMs, forkNiced, startServer } from './lib/load.ts';
 
 const { values } = parseArgs({
   options: {
@@ -256,16 +255,10 @@ console.log(fmt('polite client alone', alone));
  * `target`: over their first seconds, then over `seconds`; with the answers they got.
  */
 async function whileAbused(target: string) {
-  const abusers = fork(
+  const abusers = forkNiced(
     path.join(path.dirname(fileURLToPath(import.meta.url)), 'abuse-load.ts'),
-    [],
-    // Under nice(1), so that every thread of the process has that priority from its start.
-    {
-      execPath: 'nice',
-      execArgv: ['-n', values['abusers-nice'], process.execPath, '--import', 'tsx'],
-    },
+    values['abusers-nice'],
   );
-  process.on('exit', () => abusers.kill());
   const reply = <K extends AbuseReport['type']>(type: K) =>
     new Promise<Extract<AbuseReport, { type: K }>>((resolve, reject) => {
       abusers.on('message', (m: AbuseReport) => {

@@ -33,7 +33,6 @@
 //   BENCH_DATABASE_URL: run on that PostgreSQL server (its database clipgate_bench_neighbours,
 //   made afresh) instead of the embedded database. `--service-heap` starts the service with
 //   that --max-old-space-size. A quick run: --activities 5000 --deliveries 2000 --seconds 3.
-import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import { createServer } from 'node:http';
@@ -51,7 +50,7 @@ import { createLogger } from '../src/logger.ts';
 import { openDatabase } from '../src/storage/database.ts';
 import { embeddedDirectory } from '../src/storage/embedded-lock.ts';
 import { BENCH_SECRET, freshDatabase } from './lib/dataset.ts';
-import { met, startServer } from './lib/load.ts';
+import { forkNiced, met, startServer } from './lib/load.ts';
 import type { Attack, LoadCommand, LoadReport } from './neighbours-load.ts';
 
 const ATTACKS = [
@@ -155,16 +154,10 @@ const base = () => `http://127.0.0.1:${service.port}`;
 // A failed run must not leave the service running.
 process.on('exit', () => service.child.kill());
 
-const load = fork(
+const load = forkNiced(
   path.join(path.dirname(fileURLToPath(import.meta.url)), 'neighbours-load.ts'),
-  [],
-  {
-    // Under nice(1), so that every thread of the process has that priority from its start.
-    execPath: 'nice',
-    execArgv: ['-n', values['load-nice'], process.execPath, '--import', 'tsx'],
-  },
+  values['load-nice'],
 );
-process.on('exit', () => load.kill());
 /** The load process's next report of `type`. */
 const reply = <K extends LoadReport['type']>(type: K) =>
   new Promise<Extract<LoadReport, { type: K }>>((resolve, reject) => {

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 
@@ -93,4 +93,17 @@ export const met = (ok: boolean): string => (ok ? 'met' : 'missed');
 export function cpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/**
+ * Forks the load process `file` (a .ts file, run through tsx) under nice(1) at `nice`, so that
+ * every thread of it has that priority from its start, and kills it when this process exits.
+ */
+export function forkNiced(file: string, nice: string): ChildProcess {
+  const child = fork(file, [], {
+    execPath: 'nice',
+    execArgv: ['-n', nice, process.execPath, '--import', 'tsx'],
+  });
+  process.on('exit', () => child.kill());
+  return child;
 }

@@ -99,10 +99,10 @@ describe('flow control', () => {
 
   it('says in the delivery log why and for how long', () => {
     expect(slowDownNote(slowDown(429, '20'), 20_000)).toBe(
-      "slow down: HTTP 429 with Retry-After: 20; this registration gets nothing for 20 s",
+      'slow down: HTTP 429 with Retry-After: 20; this registration gets nothing for 20 s',
     );
     expect(slowDownNote(slowDown(502), 250)).toBe(
-      "slow down: HTTP 502; this registration gets nothing for 1 s",
+      'slow down: HTTP 502; this registration gets nothing for 1 s',
     );
   });
 });

@@ -17,7 +17,7 @@ import {
   type RequestContext,
 } from '../context.ts';
 import { throttleStatus } from '../limits/cost.ts';
-import { callerOf, rateLimited } from '../limits/rate.ts';
+import { callerOf, rateLimited, type RateDecision } from '../limits/rate.ts';
 import { CostShares } from '../limits/shares.ts';
 import { declaredLength } from '../http/body.ts';
 import type { HttpHandler } from '../http/handler.ts';
@@ -61,6 +61,8 @@ export function createGraphQL(
   const tracer = activeTracer();
   const { maxCostInFlight } = services.config.limits.graphql;
   const shares = maxCostInFlight > 0 ? new CostShares(maxCostInFlight) : undefined;
+  /** What an operation's charge left of its caller's cost budget, by its context. */
+  const charged = new WeakMap<object, RateDecision>();
   const ended = () => undefined;
   const { minCost } = services.config.graphqlWorkers;
   const { live } = services.config;
@@ -138,16 +140,24 @@ export function createGraphQL(
           } catch (err) {
             return requestError(err as AppError);
           }
-          if (!taken.cost || taken.cost.allowed) return undefined;
+          if (!taken.cost) return undefined;
+          if (taken.cost.allowed) {
+            charged.set(context as object, taken.cost);
+            return undefined;
+          }
           services.metrics.refusals.inc({ reason: 'rate_limited' });
           return requestError(rateLimited(taken.cost, cost));
         },
         settle: (context, requested, actual) => {
           const { principal } = context as GraphQLContext;
           if (!services.rateLimiter.costPolicy(principal)) return undefined;
+          // Nothing to settle (no field measured other than it asked): what the charge left,
+          // without another call to the budget's store.
+          const left = charged.get(context as object);
+          if (actual === requested && left) return Promise.resolve(throttleStatus(left));
           return services.rateLimiter
             .settle(principal, actual - requested)
-            .then((left) => left && throttleStatus(left));
+            .then((settled) => settled && throttleStatus(settled));
         },
         begin: async (context, cost) => {
           const { principal } = context as GraphQLContext;

@@ -56,6 +56,11 @@ export class FairPool extends pg.Pool {
     this.#turns = new FairTurns(config.max, Math.min(fairness.share, config.max));
   }
 
+  /** Checkouts waiting: for their turn here, or then for a connection of the pool. */
+  get waiting(): number {
+    return this.#turns.waiting + this.waitingCount;
+  }
+
   /** Sets who is told what the pool refuses and stops. */
   observe(observer: PoolObserver): void {
     this.#fairness.observer = observer;

@@ -26,6 +26,13 @@ export class FairTurns<W> {
     return this.#total;
   }
 
+  /** Work waiting for a turn now, of every tenant. */
+  get waiting(): number {
+    let n = 0;
+    for (const queue of this.#waiting.values()) n += queue.length;
+    return n;
+  }
+
   /** Turns of `tenant` running now. */
   runningOf(tenant: string | undefined): number {
     return this.#running.get(tenant) ?? 0;

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { print } from 'graphql';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { FairPool } from '../../src/storage/fair-pool.ts';
 import { graphql } from '../generated/index.ts';
 import { backends, startApp, type TestApp } from '../helpers/app.ts';
 import { gql, rest } from '../helpers/client.ts';
@@ -188,7 +189,7 @@ describe.each(backends)('replaying a time range on %s', (backend) => {
                   WHERE wait_event_type = 'Lock' AND datname = current_database()`,
               )
             ).rows[0]!.n > 0
-          : pool.waitingCount > 0,
+          : (pool as FairPool).waiting > 0,
       release: async () => {
         await held.query('COMMIT');
         held.release();

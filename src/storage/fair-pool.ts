@@ -49,6 +49,12 @@ export class FairPool extends pg.Pool {
   readonly #turns: FairTurns<() => void>;
   /** Callers stopped past a statement's limit where the server cannot cancel (PGlite). */
   readonly #stopped = new WeakSet<Caller>();
+  /**
+   * Connections a cancel request was sent for. It may arrive after its statement ended and
+   * cancel whatever runs next on the connection, another request's: such a connection is closed
+   * when it is released, not handed on.
+   */
+  readonly #cancelled = new WeakSet<pg.PoolClient>();
 
   constructor(config: pg.PoolConfig & { max: number }, fairness: Fairness) {
     super(config);
@@ -98,7 +104,7 @@ export class FairPool extends pg.Pool {
         if (ownQuery) client.query = query as pg.PoolClient['query'];
         else delete (client as Partial<pg.PoolClient>).query;
       }
-      release.call(client, err);
+      release.call(client, err ?? (this.#cancelled.has(client) || undefined));
       if (ended) return;
       ended = true;
       this.#end(tenant);
@@ -189,7 +195,9 @@ export class FairPool extends pg.Pool {
         if (stopped) return;
         stopped = reason;
         this.#stop(caller, reason);
-        if (this.#fairness.cancels) cancel(this.options, client);
+        if (!this.#fairness.cancels) return;
+        this.#cancelled.add(client);
+        cancel(this.options, client);
       };
       const timer = setTimeout(() => stop('timeout'), this.#fairness.statementTimeoutMs);
       const unlisten = caller.whenGone(() => stop('gone'));

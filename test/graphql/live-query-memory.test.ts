@@ -90,7 +90,7 @@ describe.each(backends)('live queries under a 110 MB heap (%s)', (backend) => {
 
   // Skipped until its flood is priced anew: since counts cost what they scan (limits/cost.ts),
   // every one of its 60 grouped hourly counts is refused by its cost before it keeps any memory,
-  // so the test no longer reaches the memory limits it is about (see CHANGELOG, Unreleased).
+  // so the test no longer reaches the memory limits it is about.
   it.skip("survives one tenant's flood of large live queries, and serves another tenant", async () => {
     let exited = false;
     void service.exited.then(() => (exited = true));

@@ -40,7 +40,7 @@ import { Agent, request } from 'undici';
 import { signDevToken } from '../src/accounts/auth.ts';
 import { loadConfig } from '../src/config.ts';
 import type { AbuseCommand, AbuseReport } from './abuse-load.ts';
-import { cpuMs, forkNiced, startServer } from './lib/load.ts';
+import { cpuMs, forkNiced, loadAverage, startServer } from './lib/load.ts';
 
 const { values } = parseArgs({
   options: {
@@ -310,12 +310,7 @@ if (other) {
       `under abuse / floor: p99 ${(abused.p99 / floor.abused.p99).toFixed(2)}x`,
   );
 }
-console.log(
-  `load average: ${os
-    .loadavg()
-    .map((l) => l.toFixed(2))
-    .join(' ')} on ${os.cpus().length} cores`,
-);
+console.log(loadAverage());
 
 await setup.close();
 await Promise.all([server.stop(), other?.stop()]);

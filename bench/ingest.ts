@@ -26,7 +26,7 @@ import pg from 'pg';
 import { Pool } from 'undici';
 import { signDevToken } from '../src/accounts/auth.ts';
 import { activityIdFromDate } from '../src/activities/ids.ts';
-import { cpuMs, met, startServer } from './lib/load.ts';
+import { cpuMs, loadAverage, met, startServer } from './lib/load.ts';
 
 const { values } = parseArgs({
   options: {
@@ -256,12 +256,7 @@ try {
   console.log(
     `targets: GraphQL >= 0.5 x bare: ${met(gqlRate.perSecond >= bareRate.perSecond / 2)}; bulk >= 2 x bare: ${met(bulkRate.perSecond >= 2 * bareRate.perSecond)}`,
   );
-  console.log(
-    `load average: ${os
-      .loadavg()
-      .map((l) => l.toFixed(2))
-      .join(' ')} on ${os.cpus().length} cores`,
-  );
+  console.log(loadAverage());
 } finally {
   await http.close();
   await bare.end();

@@ -50,7 +50,7 @@ import { createLogger } from '../src/logger.ts';
 import { openDatabase } from '../src/storage/database.ts';
 import { embeddedDirectory } from '../src/storage/embedded-lock.ts';
 import { BENCH_SECRET, freshDatabase } from './lib/dataset.ts';
-import { forkNiced, met, startServer } from './lib/load.ts';
+import { forkNiced, loadAverage, met, startServer } from './lib/load.ts';
 import type { Attack, LoadCommand, LoadReport } from './neighbours-load.ts';
 
 const ATTACKS = [
@@ -545,12 +545,7 @@ for (const { attack, victim, quiet } of rows) {
     `  ${attack.padEnd(22)} p50 ${ms(p50)}  p99 ${ms(p99)}  ${`${ratio.toFixed(2)}x`.padStart(9)} of quiet (${met(ratio <= 2)})  not 2xx ${failed(victim)}${victim.failures.size ? ` (${kinds(victim.failures)})` : ''}`,
   );
 }
-console.log(
-  `load average: ${os
-    .loadavg()
-    .map((l) => l.toFixed(2))
-    .join(' ')} on ${os.cpus().length} cores`,
-);
+console.log(loadAverage());
 
 await setup.close();
 load.disconnect();

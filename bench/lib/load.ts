@@ -1,5 +1,6 @@
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 
 export interface LoadResult {
@@ -107,3 +108,10 @@ export function forkNiced(file: string, nice: string): ChildProcess {
   process.on('exit', () => child.kill());
   return child;
 }
+
+/** The machine's load average and its cores, for the last line of a bench's report. */
+export const loadAverage = (): string =>
+  `load average: ${os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')} on ${os.cpus().length} cores`;

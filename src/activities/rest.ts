@@ -5,7 +5,7 @@ import type { MediaLookup } from '../media/lookup.ts';
 import type { MediaUrls } from '../media/signing.ts';
 import { timestamp } from '../schemas.ts';
 import { route } from '../http/rest.ts';
-import { chargeCost, costHeaders, pointsOfDatabaseTime, settleCost } from '../limits/cost.ts';
+import { chargeCost, costHeaders, pointsOfDatabaseTime } from '../limits/cost.ts';
 import { countCost } from './count-cost.ts';
 import { parseFilter } from './filter/index.ts';
 import { isActivityId } from './ids.ts';
@@ -254,7 +254,7 @@ export const activityRoutes = [
       const account = await ctx.ownAccount();
       const counted = await ctx.services.activities.counts(account, request);
       const actual = pointsOfDatabaseTime(counted.databaseMs);
-      const left = await settleCost(rateLimiter, ctx.principal, requested, actual);
+      const left = await rateLimiter.settle(ctx.principal, actual - requested);
       return {
         body: { buckets: counted.buckets.map((b) => ({ ...b, start: b.start.toISOString() })) },
         headers: costHeaders(requested, actual, left),

@@ -52,19 +52,6 @@ export async function chargeCost(
 }
 
 /**
- * Settles a charge of `requested` points with what the request actually cost: the difference is
- * given back or taken (never refused). What is left after it; undefined when not limited.
- */
-export function settleCost(
-  limiter: RateLimiter,
-  principal: Principal,
-  requested: number,
-  actual: number,
-): Promise<RateDecision | undefined> {
-  return limiter.settle(principal, actual - requested);
-}
-
-/**
  * A REST answer's cost headers: `Cost-Requested` and `Cost-Actual` in points, and with a cost
  * budget its `"cost"` policy and what is left of it as RateLimit headers (added to the request
  * policy's).

@@ -17,7 +17,7 @@ import {
   type WsClient,
 } from '../events/live-helpers.ts';
 import { graphql } from '../generated/index.ts';
-import { backends, startApp, TEST_SECRET, type TestApp } from '../helpers/app.ts';
+import { backends, startApp, TEST_SECRET, type Backend, type TestApp } from '../helpers/app.ts';
 import { gql } from '../helpers/client.ts';
 import { ok, seedAccessory } from '../helpers/fixtures.ts';
 import { DeleteAccount, ReportMotion, UpdateActivity } from '../notifications/helpers.ts';
@@ -175,25 +175,36 @@ async function invalidations(t: TestApp): Promise<number> {
   return values[0]?.value ?? 0;
 }
 
-describe.each(backends)('live queries (%s)', (backend) => {
-  let t: TestApp;
+/**
+ * A block's app, started once with `env` (and the suite's interval), and what its tests open
+ * (sockets, streams), closed after each test until no live query is left.
+ */
+function liveApp(backend: Backend, env: Record<string, string>) {
   const sockets: WsClient[] = [];
   const streams: Results[] = [];
-
+  let t: TestApp | undefined;
   beforeAll(async () => {
-    t = await startApp(backend, {
-      LIVE_QUERY_MIN_INTERVAL_MS: String(INTERVAL_MS),
-      LIVE_MAX_CONNECTIONS_PER_SUBJECT: '2',
-      LIVE_MAX_SUBSCRIPTIONS_PER_CONNECTION: '2',
-    });
+    t = await startApp(backend, { LIVE_QUERY_MIN_INTERVAL_MS: String(INTERVAL_MS), ...env });
   });
   afterEach(async () => {
     for (const s of streams.splice(0)) s.stop();
     await Promise.all(sockets.splice(0).map((s) => s.dispose()));
-    await waitFor(() => t.app.services.live.activeSubscriptions === 0, 'live queries to end');
+    await waitFor(() => t!.app.services.live.activeSubscriptions === 0, 'live queries to end');
   });
   afterAll(async () => {
     await t?.close();
+  });
+  return { sockets, streams, app: () => t! };
+}
+
+describe.each(backends)('live queries (%s)', (backend) => {
+  const { sockets, streams, app } = liveApp(backend, {
+    LIVE_MAX_CONNECTIONS_PER_SUBJECT: '2',
+    LIVE_MAX_SUBSCRIPTIONS_PER_CONNECTION: '2',
+  });
+  let t: TestApp;
+  beforeAll(() => {
+    t = app();
   });
 
   /** A live query over SSE that is refused: its status and errors. */
@@ -528,25 +539,14 @@ const errorOf = (results: Results) =>
     ?.extensions;
 
 describe.each(backends)('what live queries keep, per caller (%s)', (backend) => {
+  const { sockets, streams, app } = liveApp(backend, {
+    LIVE_QUERY_MAX_PER_CALLER: '2',
+    LIVE_QUERY_MAX_BYTES_PER_CALLER: '4000',
+    LIVE_QUERY_MAX_BYTES: '5000',
+  });
   let t: TestApp;
-  const sockets: WsClient[] = [];
-  const streams: Results[] = [];
-
-  beforeAll(async () => {
-    t = await startApp(backend, {
-      LIVE_QUERY_MIN_INTERVAL_MS: String(INTERVAL_MS),
-      LIVE_QUERY_MAX_PER_CALLER: '2',
-      LIVE_QUERY_MAX_BYTES_PER_CALLER: '4000',
-      LIVE_QUERY_MAX_BYTES: '5000',
-    });
-  });
-  afterEach(async () => {
-    for (const s of streams.splice(0)) s.stop();
-    await Promise.all(sockets.splice(0).map((s) => s.dispose()));
-    await waitFor(() => t.app.services.live.activeSubscriptions === 0, 'live queries to end');
-  });
-  afterAll(async () => {
-    await t?.close();
+  beforeAll(() => {
+    t = app();
   });
 
   const socket = async (subject: string, clientId = 'client-1') => {

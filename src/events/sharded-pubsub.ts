@@ -1,6 +1,7 @@
 import calculateSlot from 'cluster-key-slot';
 import { Cluster, Redis } from 'ioredis';
 import type { Logger } from '../logger.ts';
+import { withoutCaller } from '../storage/tenancy.ts';
 import { catchUpAfter, connectWithin, reportOutages } from './bus-connections.ts';
 import type { LiveBus } from './live/ports.ts';
 import type { TopicMessage } from './live/stream.ts';
@@ -54,13 +55,17 @@ export async function shardedBus(
     const existing = subscribers.get(node);
     if (existing) return existing;
     const at = node.lastIndexOf(':');
-    const subscriber = new Redis({
-      host: node.slice(0, at),
-      port: Number(node.slice(at + 1)),
-      connectionName: 'clipgate-subscribe',
-      // This bus subscribes again itself, and knows when that is done.
-      autoResubscribe: false,
-    });
+    // Made on the first subscription to one of its slots, in that request; it serves everyone's.
+    const subscriber = withoutCaller(
+      () =>
+        new Redis({
+          host: node.slice(0, at),
+          port: Number(node.slice(at + 1)),
+          connectionName: 'clipgate-subscribe',
+          // This bus subscribes again itself, and knows when that is done.
+          autoResubscribe: false,
+        }),
+    );
     reportOutages(subscriber, `subscribe ${node}`, logger);
     subscriber.on('smessage', (channel: string, message: string) => {
       target.dispatchEvent(

@@ -20,6 +20,13 @@ const current = new AsyncLocalStorage<Caller>();
 /** Runs `body` (and all it starts) as the work of `caller`. */
 export const asCaller = <T>(caller: Caller, body: () => T): T => current.run(caller, body);
 
+/**
+ * Runs `body` as no caller's work: for what a request starts that outlives it and serves every
+ * caller (a connection made on the first request that needs it keeps the context it was made in,
+ * and its events would run as that request's caller long after it left).
+ */
+export const withoutCaller = <T>(body: () => T): T => current.exit(body);
+
 /** The caller the current work is for, if it is a request's. */
 export const currentCaller = (): Caller | undefined => current.getStore();
 

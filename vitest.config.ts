@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -10,6 +11,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Most files spend their time waiting on sockets, timers and child processes, not computing:
+    // vitest's default (one worker less than the cores) leaves a two-core machine with one.
+    maxWorkers: Math.max(2, os.availableParallelism() - 1),
     reporters: ['default', 'json'],
     outputFile: { json: 'test-results.json' },
   },

@@ -85,7 +85,8 @@ export interface LimitsConfig {
   /**
    * `GRAPHQL_MAX_ALIASES`, `GRAPHQL_MAX_DEPTH`, `GRAPHQL_MAX_TOKENS`, `GRAPHQL_MAX_COST`, and
    * `GRAPHQL_MAX_COST_IN_FLIGHT`: the cost of one caller's operations executing at once on an
-   * instance (more wait their turn; 0: no bound).
+   * instance (more wait their turn; 0: no bound), and `GRAPHQL_UNPRICED_DATABASE_MS`: the
+   * database time an operation may take beyond its price before it pays for that time instead.
    */
   graphql: {
     maxAliases: number;
@@ -93,6 +94,7 @@ export interface LimitsConfig {
     maxTokens: number;
     maxCost: number;
     maxCostInFlight: number;
+    unpricedDatabaseMs: number;
   };
   /** `OVERLOAD_LAG_MS`: event-loop lag above which new requests are refused (503); 0: never. */
   overloadLagMs: number;
@@ -543,6 +545,7 @@ function limitsConfig(env: Env): LimitsConfig {
       maxTokens: int(env, 'GRAPHQL_MAX_TOKENS', 2000),
       maxCost,
       maxCostInFlight: int(env, 'GRAPHQL_MAX_COST_IN_FLIGHT', maxCost),
+      unpricedDatabaseMs: int(env, 'GRAPHQL_UNPRICED_DATABASE_MS', 50),
     },
     overloadLagMs: int(env, 'OVERLOAD_LAG_MS', 500),
   };
@@ -560,8 +563,8 @@ function limitsConfig(env: Env): LimitsConfig {
     );
   }
   for (const [name, value] of Object.entries(limits.graphql)) {
-    // GRAPHQL_MAX_COST_IN_FLIGHT may be 0: no bound.
-    if (value < 1 && name !== 'maxCostInFlight')
+    // GRAPHQL_MAX_COST_IN_FLIGHT may be 0 (no bound), GRAPHQL_UNPRICED_DATABASE_MS too (none).
+    if (value < 1 && name !== 'maxCostInFlight' && name !== 'unpricedDatabaseMs')
       throw new ConfigError(
         `GRAPHQL_${name.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()} must be at least 1`,
       );

@@ -14,7 +14,8 @@ import {
 import { getComplexity, type ComplexityEstimatorArgs } from 'graphql-query-complexity';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { LimitsConfig } from '../config.ts';
-import type { ThrottleStatus } from '../limits/cost.ts';
+import { pointsOfDatabaseTime, type ThrottleStatus } from '../limits/cost.ts';
+import { asCaller, currentCaller, meteredCaller } from '../storage/tenancy.ts';
 
 /**
  * What one GraphQL operation may ask for, checked before anything runs (over HTTP, SSE and
@@ -51,6 +52,11 @@ export interface LimitRefusals {
    */
   begin(context: unknown, cost: number): Promise<() => void>;
   /**
+   * Takes a live query's next execution's cost from its caller's budget, resolving once the
+   * budget had it (a caller out of budget gets its next update later, not an error).
+   */
+  again(context: unknown, cost: number): Promise<void>;
+  /**
    * Where a charged operation executes when not on this event loop (GraphQL worker threads):
    * its result, or undefined to execute it here.
    */
@@ -65,8 +71,30 @@ export interface LimitRefusals {
  */
 export type WorkCost = (args: Record<string, unknown>) => number;
 
-/** What the metered fields of an execution estimated and measured, by its context. */
-const meters = new WeakMap<object, { estimated: number; measured: number }>();
+/**
+ * What an execution's metered fields estimated and measured, and the time its statements took
+ * (`databaseMs`, told by the pools as the caller's, storage/tenancy.ts), in points but the last.
+ */
+interface Meter {
+  estimated: number;
+  measured: number;
+  databaseMs: number;
+}
+
+/** The meter of each execution, by its context. */
+const meters = new WeakMap<object, Meter>();
+
+/**
+ * What an operation cost, in points: its requested cost with each metered field's estimate
+ * replaced by what it measured; or, when its statements took longer than that pays for by more
+ * than `unpricedMs` (GRAPHQL_UNPRICED_DATABASE_MS), their time. A page whose filter matches few
+ * rows reads many to fill it, and pays for what it read.
+ */
+export function actualCost(requested: number, meter: Meter, unpricedMs: number): number {
+  const priced = requested - meter.estimated + meter.measured;
+  const database = pointsOfDatabaseTime(meter.databaseMs);
+  return database > priced + pointsOfDatabaseTime(unpricedMs) ? database : priced;
+}
 
 /** Reports a metered field's work: its `workCost` estimate and what it measured, in points. */
 export function meterWork(context: object, estimated: number, measured: number): void {
@@ -267,23 +295,37 @@ export function operationLimits(
       onExecute: async ({ args, executeFn, setExecuteFn, setResultAndStopExecution }) => {
         const cost = await checkCost(args, setResultAndStopExecution);
         if (cost === undefined) return;
-        // A live query executes again through this function: only its first execution was
-        // charged, and only it is settled.
-        let charged = true;
+        // A live query executes again through this function: the first execution was charged
+        // with the operation, each later one takes its cost again. Each settles what it cost.
+        let first = true;
         setExecuteFn(async (execution) => {
           const context = execution.contextValue as object;
-          const meter = { estimated: 0, measured: 0 };
+          if (!first) await refusals.again(context, cost);
+          const answered = first;
+          first = false;
+          const meter: Meter = { estimated: 0, measured: 0, databaseMs: 0 };
           meters.set(context, meter);
           const end = await refusals.begin(context, cost);
+          const caller = currentCaller();
+          const run = () => refusals.elsewhere?.(execution, cost) ?? executeFn(execution);
           let result;
           try {
-            result = await (refusals.elsewhere?.(execution, cost) ?? executeFn(execution));
+            result = await (caller
+              ? asCaller(
+                  meteredCaller(caller, (ms) => (meter.databaseMs += ms)),
+                  run,
+                )
+              : run());
           } finally {
             end();
           }
-          if (!charged || isAsyncIterable(result)) return result;
-          charged = false;
-          const actual = cost - meter.estimated + meter.measured;
+          if (isAsyncIterable(result)) return result;
+          const actual = actualCost(cost, meter, config.unpricedDatabaseMs);
+          if (!answered) {
+            // A live query's update carries no cost: only a difference is settled.
+            if (actual !== cost) await refusals.settle(context, cost, actual);
+            return result;
+          }
           const settling = refusals.settle(context, cost, actual);
           const left = settling && (await settling);
           if (!left) return result;

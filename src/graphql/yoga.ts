@@ -1,4 +1,5 @@
 import type http from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { useGraphQlJit } from '@envelop/graphql-jit';
 import { getOperationAST, type ExecutionResult } from 'graphql';
 import {
@@ -158,6 +159,17 @@ export function createGraphQL(
           return services.rateLimiter
             .settle(principal, actual - requested)
             .then((settled) => settled && throttleStatus(settled));
+        },
+        again: async (context, cost) => {
+          const { principal } = context as GraphQLContext;
+          for (;;) {
+            const { cost: taken } = await services.rateLimiter.take(principal, {
+              request: false,
+              cost,
+            });
+            if (!taken || taken.allowed) return;
+            await sleep(taken.retryAfterMs);
+          }
         },
         begin: async (context, cost) => {
           const { principal } = context as GraphQLContext;

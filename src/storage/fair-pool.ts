@@ -201,9 +201,11 @@ export class FairPool extends pg.Pool {
       };
       const timer = setTimeout(() => stop('timeout'), this.#fairness.statementTimeoutMs);
       const unlisten = caller.whenGone(() => stop('gone'));
+      const started = performance.now();
       const settle = (err: unknown) => {
         clearTimeout(timer);
         unlisten();
+        caller.spent?.(performance.now() - started);
         // A statement the server cancelled fails as stopped, not with the server's 57014.
         return err && stopped && this.#fairness.cancels
           ? statementStopped(stopped, this.#fairness.statementTimeoutMs)

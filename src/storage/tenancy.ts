@@ -13,6 +13,8 @@ export interface Caller {
   gone(): boolean;
   /** Calls `listener` once the one who asked goes away; returns the function that stops it. */
   whenGone(listener: () => void): () => void;
+  /** Told how long each of its statements took, in milliseconds (what an operation is charged). */
+  spent?(ms: number): void;
 }
 
 const current = new AsyncLocalStorage<Caller>();
@@ -63,6 +65,17 @@ export function closingCaller(tenant: string, closing: Closing, gone: () => bool
     },
   };
 }
+
+/** `caller`, whose statements' time `spent` is also told (an operation's meter). */
+export const meteredCaller = (caller: Caller, spent: (ms: number) => void): Caller => ({
+  tenant: caller.tenant,
+  gone: () => caller.gone(),
+  whenGone: (listener) => caller.whenGone(listener),
+  spent(ms) {
+    spent(ms);
+    caller.spent?.(ms);
+  },
+});
 
 /** A caller whose one who asked does not go away (the work runs to its end regardless). */
 export const stayingCaller = (tenant: string): Caller => ({

@@ -5,10 +5,12 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { applyLiveQueryJSONPatch } from '@n1ru4l/graphql-live-query-patch-json-patch';
-import { print, type ExecutionResult } from 'graphql';
+import { parse, print, type ExecutionResult } from 'graphql';
 import { createClient as createSseClient } from 'graphql-sse';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { signDevToken } from '../../src/accounts/auth.ts';
+import { operationCost } from '../../src/graphql/limits.ts';
+import { schema } from '../../src/graphql/schema.ts';
 import {
   createActivities,
   redisUrl,
@@ -451,6 +453,53 @@ describe.each(backends)('live queries (%s)', (backend) => {
 
 // Two instances on one PostgreSQL database and one Redis: CI sets both.
 const shared = backends.includes('postgres') && redisUrl !== undefined;
+
+describe.each(backends)('what live queries cost (%s)', (backend) => {
+  // A page of 100 activities: about 1,100 points, more than its statements take.
+  const pageQuery = `query LivePage @live { viewer { activities(first: 100) { edges { node {
+    activityId accessoryId startTime endTime playbackDuration relevanceLevel inProgress
+    motionZones objectLocations } } } } }`;
+  const cost = operationCost(schema, parse(pageQuery), {}, undefined)!;
+  // The reader's budget: 0.6 executions a second, in bursts of 1.2; after the first result,
+  // about one update every 1.7 s however often the account changes (and the interval allows
+  // twenty a second). The camera's writes have a budget of their own, a thousand times larger.
+  const { sockets, streams, app } = liveApp(backend, {
+    LIVE_QUERY_MIN_INTERVAL_MS: '50',
+    RATE_LIMIT_RPS: '100',
+    RATE_LIMIT_INGEST_RPS: '100000',
+    RATE_LIMIT_COST: String(Math.ceil(cost * 0.6)),
+    GRAPHQL_MAX_COST: String(Math.ceil(cost * 1.2)),
+  });
+  const listed = (result: ExecutionResult | undefined) =>
+    (result?.data as { viewer: { activities: { edges: unknown[] } } } | undefined)?.viewer
+      .activities.edges.length;
+
+  it("takes each update's cost from the caller's budget: an empty budget delays the next", async () => {
+    const t = app();
+    const s = await seedAccessory(t, 'lq-cost', 'cam');
+    const reader = await t.token(['activities_basic'], 'lq-cost', 'lq-cost-live');
+    const ws = wsClient(t.url, `Bearer ${reader}`);
+    sockets.push(ws);
+    const live = overWebSocket(ws, pageQuery, {});
+    streams.push(live);
+    await waitFor(() => live.items.length === 1, 'the first result');
+    const runsBefore = total(await executions(t));
+    const started = performance.now();
+
+    for (let i = 0; i < 10; i++) {
+      await createActivities(t, s.ingest, s.accessoryId, 1);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    await waitFor(() => listed(live.items.at(-1)) === 10, 'every activity', 30_000);
+    const seconds = (performance.now() - started) / 1000;
+    const runs = total(await executions(t)) - runsBefore;
+    // Each took at least its price: what was left of the burst and what refilled since, in
+    // executions; one more may be waiting for the budget.
+    expect(runs).toBeLessThanOrEqual(Math.floor(0.2 + 0.6 * seconds) + 1);
+    expect(runs).toBeGreaterThan(0);
+    expect(live.errors).toEqual([]);
+  });
+});
 
 describe.runIf(shared)('live queries across two instances (PostgreSQL + Redis)', () => {
   let a: TestApp;

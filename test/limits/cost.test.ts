@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countCost } from '../../src/activities/count-cost.ts';
+import { seedActivities } from '../../src/activities/seed.ts';
+import { actualCost } from '../../src/graphql/limits.ts';
 import { backends, startApp, type TestApp } from '../helpers/app.ts';
 import { postGraphQL, rest } from '../helpers/client.ts';
 import { seedAccessory } from '../helpers/fixtures.ts';
@@ -37,6 +39,27 @@ interface Answer {
 /** `"cost";r=<n>` of a RateLimit header. */
 const costLeft = (header: string | null) => Number(/"cost";r=(\d+)/.exec(header ?? '')?.[1]);
 
+describe('the actual cost of an operation', () => {
+  const meter = (estimated: number, measured: number, databaseMs: number) => ({
+    estimated,
+    measured,
+    databaseMs,
+  });
+
+  it('is its price, with each metered field measured instead of estimated', () => {
+    expect(actualCost(500, meter(0, 0, 2), 10)).toBe(500);
+    expect(actualCost(1200, meter(1000, 40, 3), 10)).toBe(240);
+  });
+
+  it('is its database time once that exceeds the price by more than GRAPHQL_UNPRICED_DATABASE_MS', () => {
+    // 100 points a millisecond: a price of 500 pays for 5 ms, and 10 ms more go unpriced.
+    expect(actualCost(500, meter(0, 0, 15), 10)).toBe(500);
+    expect(actualCost(500, meter(0, 0, 16), 10)).toBe(1600);
+    expect(actualCost(1200, meter(1000, 40, 40), 10)).toBe(4000);
+    expect(actualCost(500, meter(0, 0, 6), 0)).toBe(600);
+  });
+});
+
 describe.each(backends)('the cost of counts on %s', (backend) => {
   let t: TestApp;
   let accessoryId: string;
@@ -48,7 +71,12 @@ describe.each(backends)('the cost of counts on %s', (backend) => {
 
   beforeAll(async () => {
     // 2,500 points a second, bursts of 5,000 (GRAPHQL_MAX_COST stays 5,000).
-    t = await startApp(backend, { RATE_LIMIT_RPS: '50', RATE_LIMIT_COST: '2500' });
+    // An operation pays its database time past its price by 5 ms (by default 50 ms).
+    t = await startApp(backend, {
+      RATE_LIMIT_RPS: '50',
+      RATE_LIMIT_COST: '2500',
+      GRAPHQL_UNPRICED_DATABASE_MS: '5',
+    });
     ({ accessoryId } = await seedAccessory(t));
   });
   afterAll(() => t.close());
@@ -134,5 +162,31 @@ describe.each(backends)('the cost of counts on %s', (backend) => {
       5000 - cost.actualQueryCost - 1,
     );
     expect(cost.throttleStatus.currentlyAvailable).toBeLessThanOrEqual(5000);
+  });
+
+  it('charges a page its database time past its price: a filter that matches nothing scans the account', async () => {
+    await seedActivities(t.app.services.db, {
+      subject: 'scanner',
+      accessories: 3,
+      activities: 50_000,
+      spacingSeconds: 10,
+      retentionDays: 30,
+    });
+    const token = await t.token(['activities_basic'], 'scanner', 'cost-scanner');
+    const page = (filter: string) =>
+      `{ viewer { activities(first: 1, filter: "${filter}") { edges { node { activityId } } } } }`;
+    const scan = await postGraphQL(t.url, token, page('relevanceLevel >= 100'));
+    expect(scan.status).toBe(200);
+    const scanned = ((await scan.json()) as Answer).extensions!.cost;
+    expect(scanned.actualQueryCost).toBeGreaterThan(scanned.requestedQueryCost + 500);
+    // The whole difference was taken from the budget, not only the price.
+    expect(scanned.throttleStatus.currentlyAvailable).toBeLessThan(
+      5000 - scanned.requestedQueryCost - 500,
+    );
+
+    // A page that finds its row at once costs far less (its price, unless the machine is slow).
+    const found = await postGraphQL(t.url, await reader(), page('relevanceLevel >= 0'));
+    const cost = ((await found.json()) as Answer).extensions!.cost;
+    expect(cost.actualQueryCost).toBeLessThan(scanned.actualQueryCost / 2);
   });
 });

@@ -55,11 +55,19 @@ describe('the cost plugin', () => {
     run: () => Promise<unknown>,
   ): Promise<{ result?: unknown; error?: unknown }> {
     const plugins = operationLimits(
-      { maxAliases: 30, maxDepth: 12, maxTokens: 2000, maxCost: 5000, maxCostInFlight: 1 },
+      {
+        maxAliases: 30,
+        maxDepth: 12,
+        maxTokens: 2000,
+        maxCost: 5000,
+        maxCostInFlight: 1,
+        unpricedDatabaseMs: 50,
+      },
       {
         refused: () => undefined,
         charge: () => Promise.resolve(undefined),
         settle: () => undefined,
+        again: () => Promise.resolve(),
         begin: (_, cost) => shares.acquire('caller', cost),
       },
     );

@@ -64,6 +64,10 @@ function headersHint(auth: AuthConfig): string {
   return JSON.stringify({ authorization: `Bearer <${paste}${tokenSource(auth)}>` }, null, 2);
 }
 
+/** The link to the REST reference, in the corner of the result pane (no space of GraphiQL's). */
+const docsLinkStyle =
+  'position: fixed; right: 32px; bottom: 28px; z-index: 10; font: 13px system-ui, sans-serif;';
+
 function page(auth: AuthConfig): string {
   const options = {
     title: 'clipgate GraphiQL',
@@ -87,6 +91,7 @@ function page(auth: AuthConfig): string {
   <body id="body" class="no-focus-outline">
     <noscript>GraphiQL needs JavaScript.</noscript>
     <div id="root"></div>
+    <a href="/docs" style="${docsLinkStyle}">REST API reference (/docs)</a>
     <script type="application/json" id="graphiql-options">${json}</script>
     <script src="${base}graphiql.js"></script>
     <script src="${base}start.js"></script>

@@ -131,7 +131,10 @@ interface View {
   stylesheet: string;
   /** The package's script, then the page's start script. */
   scripts: string[];
+  /** Whether its CSP lets it evaluate code (pageSecurity). */
   evaluates: boolean;
+  /** Whether it tries operations, and so says where a token comes from. */
+  authorizes: boolean;
 }
 
 const views: View[] = [
@@ -142,6 +145,7 @@ const views: View[] = [
     stylesheet: 'swagger-ui.css',
     scripts: ['swagger-ui.js', 'openapi-start.js'],
     evaluates: false,
+    authorizes: true,
   },
   {
     path: '/docs/events',
@@ -150,6 +154,7 @@ const views: View[] = [
     stylesheet: 'asyncapi.css',
     scripts: ['asyncapi.js', 'asyncapi-start.js'],
     evaluates: true,
+    authorizes: false,
   },
 ];
 
@@ -171,6 +176,12 @@ function page(view: View, auth: AuthConfig): Buffer {
         `<a href="${link.href}"${'current' in link && link.current ? ' aria-current="page"' : ''}>${link.label}</a>`,
     )
     .join('\n        ');
+  const hint = view.authorizes
+    ? `
+      <p>
+        To try an operation, give a token to Authorize: <code>${escapeHtml(tokenSource(auth))}</code>
+      </p>`
+    : '';
   return Buffer.from(`<!doctype html>
 <html lang="en">
   <head>
@@ -186,10 +197,7 @@ function page(view: View, auth: AuthConfig): Buffer {
       <strong>clipgate</strong>
       <nav aria-label="API references">
         ${nav}
-      </nav>
-      <p>
-        To try an operation, give a token to Authorize: <code>${escapeHtml(tokenSource(auth))}</code>
-      </p>
+      </nav>${hint}
     </header>
     <noscript>The reference needs JavaScript; the raw documents are linked above.</noscript>
     <main id="reference"></main>

@@ -27,6 +27,7 @@ import { handleMediaRequest } from './media/routes.ts';
 import { notificationRoutes } from './notifications/rest.ts';
 import { describeRedis } from './storage/redis.ts';
 import { buildServices, startServices, type ServiceOptions, type Services } from './services.ts';
+import { referenceHandler } from './web/reference.ts';
 import { dashboardDir, handleDashboardRequest } from './web/static.ts';
 import { zoneRoutes } from './zones/rest.ts';
 
@@ -117,6 +118,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
         sheddingHandler(lag),
         // A browser's GET /graphql: the GraphiQL page, without a token, and its files.
         graphiqlHandler(config.auth),
+        // The API reference in the browser: /docs, its AsyncAPI view and their files.
+        referenceHandler(config.auth),
         graphqlHandler(graphql, services, config.maxBodyBytes),
         // Media streams raw bytes (ranges, signed URLs) instead of JSON: its own small router.
         (req, res, pathname) => handleMediaRequest(services, req, res, pathname),

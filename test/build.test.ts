@@ -61,6 +61,10 @@ describe('the production build', () => {
       expect(graphiql.status).toBe(200);
       const script = /src="(\/graphiql\/[^"]+\/graphiql\.js)"/.exec(await graphiql.text())?.[1];
       expect((await fetch(`${url}${script}`)).status).toBe(200);
+      // The API reference, its files out of the production dependencies too.
+      const reference = await (await fetch(`${url}/docs`)).text();
+      const bundle = /src="(\/docs\/files\/[^"]+\/swagger-ui\.js)"/.exec(reference)?.[1];
+      expect((await fetch(`${url}${bundle}`)).status).toBe(200);
       // Through the compiled Prisma client.
       const token = await signDevToken(TEST_SECRET, {
         sub: 'built',

@@ -1,9 +1,7 @@
 import { createRequire } from 'node:module';
-import { promisify } from 'node:util';
-import { gzip } from 'node:zlib';
 import type { AuthConfig } from '../config.ts';
-import { methodNotAllowed, notFound } from '../errors.ts';
 import type { HttpHandler } from '../http/handler.ts';
+import { assetServer, sendPage, tokenSource } from '../web/pages.ts';
 
 /**
  * GraphiQL, served by the service itself: a browser's `GET /graphql` (Accept: text/html) gets the
@@ -42,18 +40,9 @@ YogaGraphiQL.renderYogaGraphiQL(
 );
 `;
 
-interface Asset {
-  type: string;
-  body: Buffer;
-  /** Made at the first request that accepts it. */
-  gzipped?: Promise<Buffer>;
-}
-
-let assets: Promise<Map<string, Asset>> | undefined;
-
-/** The files of the page, loaded once, when GraphiQL is first asked for (about 9 MB). */
-function loadAssets(): Promise<Map<string, Asset>> {
-  assets ??= import('@graphql-yoga/render-graphiql/graphiql').then((bundle) => {
+/** The files of the page, loaded when GraphiQL is first asked for (about 9 MB). */
+const sendFile = assetServer(base, 'GraphiQL file', () =>
+  import('@graphql-yoga/render-graphiql/graphiql').then((bundle) => {
     const js = 'text/javascript; charset=utf-8';
     const icon = bundle.favicon.slice(bundle.favicon.indexOf(',') + 1);
     const files: [string, string, Buffer][] = [
@@ -66,18 +55,18 @@ function loadAssets(): Promise<Map<string, Asset>> {
       ['favicon.ico', 'image/x-icon', Buffer.from(icon, 'base64')],
     ];
     return new Map(files.map(([name, type, body]) => [name, { type, body }]));
-  });
-  return assets;
-}
+  }),
+);
 
 /** What the headers editor holds at first: where to put a token, and how to get one. */
 function headersHint(auth: AuthConfig): string {
-  const token =
-    auth.mode === 'dev'
-      ? '<paste the output of: npm run -s token -- --scope "service:activities_basic">'
-      : '<an access token of your identity provider>';
-  return JSON.stringify({ authorization: `Bearer ${token}` }, null, 2);
+  const paste = auth.mode === 'dev' ? 'paste ' : '';
+  return JSON.stringify({ authorization: `Bearer <${paste}${tokenSource(auth)}>` }, null, 2);
 }
+
+/** The link to the REST reference, in the corner of the result pane (no space of GraphiQL's). */
+const docsLinkStyle =
+  'position: fixed; right: 32px; bottom: 28px; z-index: 10; font: 13px system-ui, sans-serif;';
 
 function page(auth: AuthConfig): string {
   const options = {
@@ -102,6 +91,7 @@ function page(auth: AuthConfig): string {
   <body id="body" class="no-focus-outline">
     <noscript>GraphiQL needs JavaScript.</noscript>
     <div id="root"></div>
+    <a href="/docs" style="${docsLinkStyle}">REST API reference (/docs)</a>
     <script type="application/json" id="graphiql-options">${json}</script>
     <script src="${base}graphiql.js"></script>
     <script src="${base}start.js"></script>
@@ -118,34 +108,11 @@ export function graphiqlHandler(auth: AuthConfig): HttpHandler {
   const html = Buffer.from(page(auth));
   return async (req, res, pathname) => {
     if (pathname === '/graphql' && wantsPage(req.method, req.headers.accept)) {
-      res.writeHead(200, {
-        'content-type': 'text/html; charset=utf-8',
-        'content-length': html.length,
-        'cache-control': 'no-cache',
-        ...pageSecurity,
-      });
-      res.end(html);
+      sendPage(res, html, pageSecurity);
       return '/graphiql';
     }
     if (!pathname.startsWith('/graphiql/')) return undefined;
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      throw methodNotAllowed(req.method, ['GET', 'HEAD']);
-    }
-    const asset = pathname.startsWith(base)
-      ? (await loadAssets()).get(pathname.slice(base.length))
-      : undefined;
-    if (!asset) throw notFound('GraphiQL file');
-    const gzipped = /\bgzip\b/.test(String(req.headers['accept-encoding']));
-    const body = gzipped ? await (asset.gzipped ??= promisify(gzip)(asset.body)) : asset.body;
-    res.writeHead(200, {
-      'content-type': asset.type,
-      'content-length': body.length,
-      'cache-control': 'public, max-age=31536000, immutable',
-      vary: 'accept-encoding',
-      'x-content-type-options': 'nosniff',
-      ...(gzipped && { 'content-encoding': 'gzip' }),
-    });
-    res.end(req.method === 'HEAD' ? undefined : body);
+    await sendFile(req, res, pathname);
     return '/graphiql';
   };
 }

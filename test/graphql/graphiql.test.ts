@@ -6,7 +6,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.ts';
-import { browserSuiteRuns, launchChromium } from '../helpers/browser.ts';
+import { browserSuiteRuns, launchChromium, onlyFrom } from '../helpers/browser.ts';
 import { ok, UpsertAccount } from '../helpers/fixtures.ts';
 
 let t: TestApp;
@@ -26,8 +26,10 @@ describe('the GraphiQL page', () => {
       /^default-src 'none'; script-src 'self';/,
     );
     const html = await res.text();
-    const files = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map(([, url]) => url!);
-    expect(files).toHaveLength(4);
+    const links = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map(([, url]) => url!);
+    // Its own files, and the link to the REST API's reference.
+    const files = links.filter((url) => url !== '/docs');
+    expect([files.length, links.length]).toEqual([4, 5]);
     for (const file of files) {
       expect(file).toMatch(/^\/graphiql\/[\d.]+\//);
       const asset = await fetch(t.url + file, { headers: { 'accept-encoding': 'gzip' } });
@@ -67,9 +69,9 @@ describe.runIf(browserSuiteRuns('GraphiQL browser test'))('GraphiQL in Chromium'
   let browser: Browser;
   let tab: Page;
   /** Requests the page tried towards any host but this loopback service. */
-  const elsewhere: string[] = [];
+  let elsewhere: string[];
   /** The paths it fetched from the service. */
-  const served: string[] = [];
+  let served: string[];
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
@@ -78,16 +80,7 @@ describe.runIf(browserSuiteRuns('GraphiQL browser test'))('GraphiQL in Chromium'
       viewport: { width: 1400, height: 900 },
       permissions: ['clipboard-read', 'clipboard-write'],
     });
-    const service = new URL(t.url);
-    await context.route('**/*', (route) => {
-      const url = new URL(route.request().url());
-      if (url.host === service.host) served.push(url.pathname);
-      if (url.host === service.host || url.protocol === 'data:' || url.protocol === 'blob:') {
-        return route.continue();
-      }
-      elsewhere.push(url.href);
-      return route.abort();
-    });
+    ({ elsewhere, served } = await onlyFrom(context, t.url));
     tab = await context.newPage();
     tab.on('pageerror', (err) => pageErrors.push(err.message));
     tab.on('console', (message) => {

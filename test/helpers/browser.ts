@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 
 /**
  * Debian's Chromium, driven by playwright-core, for the tests of what runs in a browser (the
@@ -38,4 +38,28 @@ export async function launchChromium(): Promise<Browser> {
       '--disable-sync',
     ],
   });
+}
+
+/**
+ * Lets the context's pages reach the service at `serviceUrl` only (and data: and blob: URLs):
+ * a request to any other host is aborted and its URL kept in `elsewhere`; `served` keeps the
+ * paths fetched from the service.
+ */
+export async function onlyFrom(
+  context: BrowserContext,
+  serviceUrl: string,
+): Promise<{ elsewhere: string[]; served: string[] }> {
+  const service = new URL(serviceUrl);
+  const elsewhere: string[] = [];
+  const served: string[] = [];
+  await context.route('**/*', (route) => {
+    const url = new URL(route.request().url());
+    if (url.host === service.host) served.push(url.pathname);
+    if (url.host === service.host || url.protocol === 'data:' || url.protocol === 'blob:') {
+      return route.continue();
+    }
+    elsewhere.push(url.href);
+    return route.abort();
+  });
+  return { elsewhere, served };
 }

@@ -107,6 +107,10 @@ describe.runIf(browserSuiteRuns('dashboard browser test'))('dashboard in Chromiu
     // from this tab's sessionStorage.
     expect(page.url()).toBe(`${t.url}/app`);
     expect(await page.evaluate(() => [location.hash, history.state])).toEqual(['', null]);
+    // The API reference, a link away.
+    expect(await page.getByRole('link', { name: 'API reference' }).getAttribute('href')).toBe(
+      '/docs',
+    );
     await page.reload();
     await page.getByRole('button', { name: /Camera camera-1/ }).waitFor();
     expect(page.url()).toBe(`${t.url}/app`);

@@ -1,0 +1,223 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import type { AuthConfig } from '../config.ts';
+import type { HttpHandler } from '../http/handler.ts';
+import { assetServer, sendPage, tokenSource } from './pages.ts';
+
+/**
+ * The API reference in the browser, served by the service itself: `/docs` renders
+ * `/openapi.json` (the REST operations, the webhooks and their schemas) with Swagger UI, whose
+ * "Try it out" sends the bearer token given to its Authorize button; `/docs/events` renders
+ * `/asyncapi.json` (the live events' channels and the webhook notifications) with the AsyncAPI
+ * project's standalone React component. Their files come from the npm packages under
+ * `/docs/files/<hash>/`, nothing from another host, which the pages' Content-Security-Policy
+ * enforces.
+ */
+
+const require = createRequire(import.meta.url);
+const packageDir = (name: string) => path.dirname(require.resolve(`${name}/package.json`));
+const packageVersion = (name: string) =>
+  (require(`${name}/package.json`) as { version: string }).version;
+
+const swaggerUi = 'swagger-ui-dist';
+const asyncApi = '@asyncapi/react-component';
+
+/** Renders the OpenAPI document; "Try it out" calls this origin, as the document has no servers. */
+const openApiStart = `window.ui = SwaggerUIBundle({
+  url: '/openapi.json',
+  dom_id: '#reference',
+  deepLinking: true,
+  validatorUrl: null,
+});
+`;
+
+/** Renders the AsyncAPI document, its operations listed under the sidebar's channels. */
+const asyncApiStart = `AsyncApiStandalone.render(
+  {
+    schema: { url: '/asyncapi.json', options: { method: 'GET' } },
+    config: { show: { sidebar: true }, sidebar: { showOperations: 'byDefault' } },
+  },
+  document.getElementById('reference'),
+);
+`;
+
+/** The bar above both references: the other views of the API. */
+const style = `body {
+  margin: 0;
+}
+.reference-bar {
+  display: flex;
+  flex-wrap: wrap;
+  align-items: baseline;
+  gap: 0.4rem 1.2rem;
+  padding: 0.6rem 1.2rem;
+  border-bottom: 1px solid #d0d4da;
+  background: #f6f7f9;
+  font: 14px/1.4 system-ui, sans-serif;
+}
+.reference-bar strong { font-size: 16px; }
+.reference-bar a { color: #1f5fbf; }
+.reference-bar a[aria-current='page'] { color: inherit; font-weight: 600; text-decoration: none; }
+.reference-bar p { flex-basis: 100%; margin: 0; color: #555; }
+.reference-bar code { font-size: 13px; }
+`;
+
+/** The files of both pages: the package's own, then the few lines that start each. */
+const files: { name: string; type: string; from: () => Promise<Buffer> }[] = (() => {
+  const js = 'text/javascript; charset=utf-8';
+  const css = 'text/css; charset=utf-8';
+  const read = (pkg: string, file: string) => () => fs.readFile(path.join(packageDir(pkg), file));
+  const text = (body: string) => () => Promise.resolve(Buffer.from(body));
+  return [
+    { name: 'swagger-ui.js', type: js, from: read(swaggerUi, 'swagger-ui-bundle.js') },
+    { name: 'swagger-ui.css', type: css, from: read(swaggerUi, 'swagger-ui.css') },
+    { name: 'favicon.png', type: 'image/png', from: read(swaggerUi, 'favicon-32x32.png') },
+    { name: 'asyncapi.js', type: js, from: read(asyncApi, 'browser/standalone/index.js') },
+    { name: 'asyncapi.css', type: css, from: read(asyncApi, 'styles/default.min.css') },
+    { name: 'reference.css', type: css, from: text(style) },
+    { name: 'openapi-start.js', type: js, from: text(openApiStart) },
+    { name: 'asyncapi-start.js', type: js, from: text(asyncApiStart) },
+  ];
+})();
+
+/** Changes with the packages and with what this file writes, so that the files can be cached. */
+const base = `/docs/files/${createHash('sha256')
+  .update(
+    JSON.stringify([
+      packageVersion(swaggerUi),
+      packageVersion(asyncApi),
+      style,
+      openApiStart,
+      asyncApiStart,
+    ]),
+  )
+  .digest('base64url')
+  .slice(0, 16)}/`;
+
+/** Read when a file is first asked for (about 5 MB). */
+const sendFile = assetServer(base, 'API reference file', async () => {
+  const read = files.map(
+    async ({ name, type, from }) => [name, { type, body: await from() }] as const,
+  );
+  return new Map(await Promise.all(read));
+});
+
+/**
+ * Scripts and styles from this origin only; the references set element styles (React) and draw
+ * icons as data: images. The AsyncAPI view's parser compiles the document's JSON Schemas into
+ * functions (Ajv, when its script loads): that page alone may evaluate code, its own.
+ */
+function pageSecurity(evaluates: boolean) {
+  return {
+    'content-security-policy':
+      `default-src 'none'; script-src 'self'${evaluates ? " 'unsafe-eval'" : ''}; ` +
+      "style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; " +
+      "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+  };
+}
+
+const escapeHtml = (text: string) =>
+  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+interface View {
+  path: string;
+  title: string;
+  /** The link to it in the bar. */
+  label: string;
+  stylesheet: string;
+  /** The package's script, then the page's start script. */
+  scripts: string[];
+  /** Whether its CSP lets it evaluate code (pageSecurity). */
+  evaluates: boolean;
+  /** Whether it tries operations, and so says where a token comes from. */
+  authorizes: boolean;
+}
+
+const views: View[] = [
+  {
+    path: '/docs',
+    title: 'clipgate REST API and webhooks',
+    label: 'REST API and webhooks (OpenAPI)',
+    stylesheet: 'swagger-ui.css',
+    scripts: ['swagger-ui.js', 'openapi-start.js'],
+    evaluates: false,
+    authorizes: true,
+  },
+  {
+    path: '/docs/events',
+    title: 'clipgate live events and notifications',
+    label: 'Live events and notifications (AsyncAPI)',
+    stylesheet: 'asyncapi.css',
+    scripts: ['asyncapi.js', 'asyncapi-start.js'],
+    evaluates: true,
+    authorizes: false,
+  },
+];
+
+/** The other views of the API, in the bar above each reference. */
+const elsewhere = [
+  { href: '/graphql', label: 'GraphiQL' },
+  { href: '/app', label: 'Dashboard' },
+  { href: '/openapi.json', label: 'openapi.json' },
+  { href: '/asyncapi.json', label: 'asyncapi.json' },
+];
+
+function page(view: View, auth: AuthConfig): Buffer {
+  const nav = [
+    ...views.map((v) => ({ href: v.path, label: v.label, current: v === view })),
+    ...elsewhere,
+  ]
+    .map(
+      (link) =>
+        `<a href="${link.href}"${'current' in link && link.current ? ' aria-current="page"' : ''}>${link.label}</a>`,
+    )
+    .join('\n        ');
+  const hint = view.authorizes
+    ? `
+      <p>
+        To try an operation, give a token to Authorize: <code>${escapeHtml(tokenSource(auth))}</code>
+      </p>`
+    : '';
+  return Buffer.from(`<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <title>${view.title}</title>
+    <link rel="icon" href="${base}favicon.png" />
+    <link rel="stylesheet" href="${base}${view.stylesheet}" />
+    <link rel="stylesheet" href="${base}reference.css" />
+  </head>
+  <body>
+    <header class="reference-bar">
+      <strong>clipgate</strong>
+      <nav aria-label="API references">
+        ${nav}
+      </nav>${hint}
+    </header>
+    <noscript>The reference needs JavaScript; the raw documents are linked above.</noscript>
+    <main id="reference"></main>
+${view.scripts.map((file) => `    <script src="${base}${file}"></script>`).join('\n')}
+  </body>
+</html>
+`);
+}
+
+/** The reference's pages at `/docs` and `/docs/events`, and their files under `/docs/files/`. */
+export function referenceHandler(auth: AuthConfig): HttpHandler {
+  const pages = new Map(views.map((view) => [view.path, { view, html: page(view, auth) }]));
+  return async (req, res, pathname) => {
+    if (pathname !== '/docs' && !pathname.startsWith('/docs/')) return undefined;
+    const found = pages.get(pathname);
+    if (found && (req.method === 'GET' || req.method === 'HEAD')) {
+      sendPage(res, found.html, pageSecurity(found.view.evaluates));
+      return '/docs';
+    }
+    await sendFile(req, res, pathname);
+    return '/docs';
+  };
+}

@@ -1,28 +1,33 @@
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { AuthConfig } from '../config.ts';
 import type { HttpHandler } from '../http/handler.ts';
 import { assetServer, sendPage, tokenSource } from './pages.ts';
+import { dashboardDir } from './static.ts';
 
 /**
  * The API reference in the browser, served by the service itself: `/docs` renders
  * `/openapi.json` (the REST operations, the webhooks and their schemas) with Swagger UI, whose
  * "Try it out" sends the bearer token given to its Authorize button; `/docs/events` renders
  * `/asyncapi.json` (the live events' channels and the webhook notifications) with the AsyncAPI
- * project's standalone React component. Their files come from the npm packages under
- * `/docs/files/<hash>/`, nothing from another host, which the pages' Content-Security-Policy
- * enforces.
+ * project's standalone React component. Their files come from the npm packages, copied into the
+ * dashboard's build (web/vite.config.ts), under `/docs/files/<hash>/`; nothing from another
+ * host, which the pages' Content-Security-Policy enforces.
  */
 
-const require = createRequire(import.meta.url);
-const packageDir = (name: string) => path.dirname(require.resolve(`${name}/package.json`));
-const packageVersion = (name: string) =>
-  (require(`${name}/package.json`) as { version: string }).version;
+/** What the dashboard's build took from the packages (web/vite.config.ts). */
+const builtDir = () => path.join(dashboardDir(), 'reference');
 
-const swaggerUi = 'swagger-ui-dist';
-const asyncApi = '@asyncapi/react-component';
+/** The packages' versions as built; undefined before `npm run build:web`. */
+function builtVersions(): string | undefined {
+  try {
+    return readFileSync(path.join(builtDir(), 'versions.json'), 'utf8');
+  } catch {
+    return undefined;
+  }
+}
 
 /** Renders the OpenAPI document; "Try it out" calls this origin, as the document has no servers. */
 const openApiStart = `window.ui = SwaggerUIBundle({
@@ -64,18 +69,18 @@ const style = `body {
 .reference-bar code { font-size: 13px; }
 `;
 
-/** The files of both pages: the package's own, then the few lines that start each. */
+/** The files of both pages: the packages' own as built, then the few lines that start each. */
 const files: { name: string; type: string; from: () => Promise<Buffer> }[] = (() => {
   const js = 'text/javascript; charset=utf-8';
   const css = 'text/css; charset=utf-8';
-  const read = (pkg: string, file: string) => () => fs.readFile(path.join(packageDir(pkg), file));
+  const built = (name: string) => () => fs.readFile(path.join(builtDir(), name));
   const text = (body: string) => () => Promise.resolve(Buffer.from(body));
   return [
-    { name: 'swagger-ui.js', type: js, from: read(swaggerUi, 'swagger-ui-bundle.js') },
-    { name: 'swagger-ui.css', type: css, from: read(swaggerUi, 'swagger-ui.css') },
-    { name: 'favicon.png', type: 'image/png', from: read(swaggerUi, 'favicon-32x32.png') },
-    { name: 'asyncapi.js', type: js, from: read(asyncApi, 'browser/standalone/index.js') },
-    { name: 'asyncapi.css', type: css, from: read(asyncApi, 'styles/default.min.css') },
+    { name: 'swagger-ui.js', type: js, from: built('swagger-ui.js') },
+    { name: 'swagger-ui.css', type: css, from: built('swagger-ui.css') },
+    { name: 'favicon.png', type: 'image/png', from: built('favicon.png') },
+    { name: 'asyncapi.js', type: js, from: built('asyncapi.js') },
+    { name: 'asyncapi.css', type: css, from: built('asyncapi.css') },
     { name: 'reference.css', type: css, from: text(style) },
     { name: 'openapi-start.js', type: js, from: text(openApiStart) },
     { name: 'asyncapi-start.js', type: js, from: text(asyncApiStart) },
@@ -83,26 +88,20 @@ const files: { name: string; type: string; from: () => Promise<Buffer> }[] = (()
 })();
 
 /** Changes with the packages and with what this file writes, so that the files can be cached. */
-const base = `/docs/files/${createHash('sha256')
-  .update(
-    JSON.stringify([
-      packageVersion(swaggerUi),
-      packageVersion(asyncApi),
-      style,
-      openApiStart,
-      asyncApiStart,
-    ]),
-  )
-  .digest('base64url')
-  .slice(0, 16)}/`;
+const filesPath = (versions: string) =>
+  `/docs/files/${createHash('sha256')
+    .update(JSON.stringify([versions, style, openApiStart, asyncApiStart]))
+    .digest('base64url')
+    .slice(0, 16)}/`;
 
 /** Read when a file is first asked for (about 5 MB). */
-const sendFile = assetServer(base, 'API reference file', async () => {
-  const read = files.map(
-    async ({ name, type, from }) => [name, { type, body: await from() }] as const,
-  );
-  return new Map(await Promise.all(read));
-});
+const fileServer = (base: string) =>
+  assetServer(base, 'API reference file', async () => {
+    const read = files.map(
+      async ({ name, type, from }) => [name, { type, body: await from() }] as const,
+    );
+    return new Map(await Promise.all(read));
+  });
 
 /**
  * Scripts and styles from this origin only; the references set element styles (React) and draw
@@ -166,7 +165,7 @@ const elsewhere = [
   { href: '/asyncapi.json', label: 'asyncapi.json' },
 ];
 
-function page(view: View, auth: AuthConfig): Buffer {
+function page(view: View, auth: AuthConfig, base: string): Buffer {
   const nav = [
     ...views.map((v) => ({ href: v.path, label: v.label, current: v === view })),
     ...elsewhere,
@@ -207,13 +206,26 @@ ${view.scripts.map((file) => `    <script src="${base}${file}"></script>`).join(
 `);
 }
 
-/** The reference's pages at `/docs` and `/docs/events`, and their files under `/docs/files/`. */
+/**
+ * The reference's pages at `/docs` and `/docs/events`, and their files under `/docs/files/`.
+ * Without the dashboard's build, which holds the packages' files, they answer 503 with what to run.
+ */
 export function referenceHandler(auth: AuthConfig): HttpHandler {
-  const pages = new Map(views.map((view) => [view.path, { view, html: page(view, auth) }]));
+  const versions = builtVersions();
+  const base = versions === undefined ? undefined : filesPath(versions);
+  const pages = new Map(
+    views.map((view) => [view.path, { view, html: base && page(view, auth, base) }]),
+  );
+  const sendFile = base && fileServer(base);
   return async (req, res, pathname) => {
     if (pathname !== '/docs' && !pathname.startsWith('/docs/')) return undefined;
+    if (!sendFile) {
+      res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end('The API reference is not built: run `npm run build:web`\n');
+      return '/docs';
+    }
     const found = pages.get(pathname);
-    if (found && (req.method === 'GET' || req.method === 'HEAD')) {
+    if (found?.html && (req.method === 'GET' || req.method === 'HEAD')) {
       sendPage(res, found.html, pageSecurity(found.view.evaluates));
       return '/docs';
     }

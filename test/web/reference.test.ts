@@ -4,6 +4,8 @@
  * of /openapi.json listed, every channel, operation and message of /asyncapi.json shown, and an
  * operation tried with a token given to the Authorize button.
  */
+import os from 'node:os';
+import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.ts';
@@ -56,12 +58,28 @@ describe('the reference pages', () => {
   it('answers 404 for a file it does not have and 405 for a method other than GET or HEAD', async () => {
     const [, script] = linked(await (await fetch(`${t.url}/docs`)).text())[0]!;
     const stale = script!.replace(/\/docs\/files\/[^/]+\//, '/docs/files/0/');
-    for (const path of [stale, '/docs/files/', '/docs/elsewhere']) {
-      expect([path, (await fetch(t.url + path)).status]).toEqual([path, 404]);
+    for (const target of [stale, '/docs/files/', '/docs/elsewhere']) {
+      expect([target, (await fetch(t.url + target)).status]).toEqual([target, 404]);
     }
-    for (const path of [...views, script!]) {
-      const post = await fetch(t.url + path, { method: 'POST' });
-      expect([path, post.status, post.headers.get('allow')]).toEqual([path, 405, 'GET, HEAD']);
+    for (const target of [...views, script!]) {
+      const post = await fetch(t.url + target, { method: 'POST' });
+      expect([target, post.status, post.headers.get('allow')]).toEqual([target, 405, 'GET, HEAD']);
+    }
+  });
+
+  it('answers 503 with what to run when the dashboard, which holds its files, is not built', async () => {
+    // The files are found as the app starts (this file runs in a process of its own).
+    process.env.WEB_DIST_DIR = path.join(os.tmpdir(), `clipgate-unbuilt-${process.pid}`);
+    const unbuilt = await startApp('pglite');
+    delete process.env.WEB_DIST_DIR;
+    try {
+      for (const view of [...views, '/docs/files/x/swagger-ui.js']) {
+        const res = await fetch(unbuilt.url + view);
+        expect([view, res.status]).toEqual([view, 503]);
+        expect(await res.text()).toContain('npm run build:web');
+      }
+    } finally {
+      await unbuilt.close();
     }
   });
 });

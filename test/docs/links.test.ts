@@ -93,7 +93,7 @@ describe('links in the README and docs/', () => {
   it('finds links out of the repository and links to nothing', () => {
     const text = [
       'The contract is `../elsewhere/contract.md`; see [the guide](../guide.md),',
-      '[decisions](docs/decisions.md), [gone](docs/missing.md), [a heading](#nowhere),',
+      '[decisions](docs/decisions/README.md), [gone](docs/missing.md), [a heading](#nowhere),',
       '[abs](/etc/passwd), [file](file:///etc/passwd), [web](https://example.com/x.md).',
       '[ref]: ../../outside.md',
       '```sh',

@@ -1,4 +1,4 @@
-// The layers of src/, top to bottom, as README.md's Layout section draws them. A module imports
+// The layers of src/, top to bottom, as docs/layout.md draws them. A module imports
 // its own layer and the layers below it; an import that runs up is an error unless `upward`
 // lists it (the README explains each). No cycles. Type imports count (tsPreCompilationDeps).
 const domains = '(accounts|accessories|activities|zones|events|notifications|media|jobs|limits)';
@@ -22,7 +22,7 @@ export const layers = [
   },
 ];
 
-/** The imports that run up on purpose: [from, to]. README.md (Layout) says why for each. */
+/** The imports that run up on purpose: [from, to]. docs/layout.md says why for each. */
 export const upward = [['src/metrics.ts', 'src/http/metrics.ts']];
 
 const forbidden = [

@@ -1,5 +1,5 @@
 // After `npm install`: on a Node line package.json's `engines` does not list, says so in plain
-// words under npm's EBADENGINE warnings, which it leaves as they are (docs/decisions.md, Node lines).
+// words under npm's EBADENGINE warnings, which it leaves as they are (docs/decisions/0138-node-lines.md).
 import { readFileSync } from 'node:fs';
 import { URL } from 'node:url';
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
 // The import rules of .dependency-cruiser.mjs (`npm run lint` runs them): the layers of
-// README.md's Layout section, upward imports only where the config lists them, and no cycles.
+// docs/layout.md, upward imports only where the config lists them, and no cycles.
 
 const root = path.resolve(import.meta.dirname, '..');
 const configFile = path.join(root, '.dependency-cruiser.mjs');

@@ -39,7 +39,7 @@ export const operationalEventTypes = [
  * delivered to a receiver. `zones_saved`: an accessory's zones were saved (src/zones).
  * `registration_disabled`: what `receiver_disabled` was called before; no longer recorded, kept
  * so that subscriptions naming it stay valid and events of an older release still stream
- * (docs/decisions.md, Operational events).
+ * (docs/decisions/0061-receiver-disabled-name.md).
  */
 export const internalEventTypes = ['zones_saved', 'registration_disabled'] as const;
 

@@ -2,7 +2,7 @@ import { decodeGlobalID, encodeGlobalID } from '@pothos/plugin-relay';
 import { isBigintId, isUuid } from '../ids.ts';
 
 /**
- * The global ids of the `Node` interface (docs/decisions.md, GraphQL). A type whose own key
+ * The global ids of the `Node` interface (docs/decisions/0039-relay-node-ids.md). A type whose own key
  * already cannot be mistaken for another type's keeps it as its global id, so that the `id`
  * fields clients already use keep their meaning: an accessory's is its UUID, a notification
  * delivery's its number. Every other node's is the relay plugin's default, base64 of

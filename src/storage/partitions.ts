@@ -1,8 +1,8 @@
 import type pg from 'pg';
 
 /**
- * The time-partitioned tables (migration 20261123020000_partitions, docs/decisions.md,
- * "Storage"): one partition per UTC day named `<table>_pYYYYMMDD`, below them the
+ * The time-partitioned tables (migration 20261123020000_partitions,
+ * docs/decisions/0008-daily-partitions.md): one partition per UTC day named `<table>_pYYYYMMDD`, below them the
  * `<table>_archive` partition holding what the table held before partitioning (from MINVALUE),
  * above them `<table>_future` (to MAXVALUE), the guard for rows beyond the days created so far.
  *

@@ -17,7 +17,7 @@ import {
  * The hooks the rest of the service calls to trace its work (HTTP requests, SQL, webhook
  * attempts, the outbox's trace context). They only need the OpenTelemetry API: while tracing is
  * off (no `OTEL_EXPORTER_OTLP_ENDPOINT`, so `start.ts` never ran) every hook calls straight
- * through, and no SDK is loaded. See docs/decisions.md, "Tracing".
+ * through, and no SDK is loaded. See docs/decisions/0133-tracing-loaded-when-configured.md.
  */
 let tracer: Tracer | undefined;
 

@@ -66,7 +66,7 @@ const DateTimeCondition = builder.inputType('DateTimeCondition', {
 
 const ZoneIdsCondition = builder.inputType('ZoneIdsCondition', {
   description:
-    'Zone membership (z1..z5, zR), answered by the zones-and-time rule (docs/decisions.md, Zones); both given: both must hold.',
+    'Zone membership (z1..z5, zR), answered by the zones-and-time rule (docs/decisions/0031-zones-and-time-rule.md); both given: both must hold.',
   fields: (t) => ({
     containsAny: t.stringList({ description: 'In at least one of these zones (none: false).' }),
     containsAll: t.stringList({ description: 'In every one of these zones (none: true).' }),

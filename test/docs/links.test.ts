@@ -1,7 +1,7 @@
 /**
- * The README and docs/ link only to the repository itself: every relative link resolves to a file
- * or folder inside it that exists (and a `#fragment` into a Markdown file to one of its
- * headings), and no `../` anywhere in their text climbs out of the repository. Links to web
+ * The README and docs/ (its subfolders included) link only to the repository itself: every
+ * relative link resolves to a file or folder inside it that exists (and a `#fragment` into a
+ * Markdown file to one of its headings), and no `../` anywhere in their text climbs out of the repository. Links to web
  * sites (http, https, mailto) are allowed and not fetched.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -12,9 +12,10 @@ import { describe, expect, it } from 'vitest';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const documents = [
   'README.md',
-  ...readdirSync(path.join(root, 'docs'))
+  ...readdirSync(path.join(root, 'docs'), { recursive: true, encoding: 'utf8' })
     .filter((f) => f.endsWith('.md'))
-    .map((f) => `docs/${f}`),
+    .sort()
+    .map((f) => `docs/${f.split(path.sep).join('/')}`),
 ];
 
 /** The text without fenced code blocks and code spans, where brackets are not links. */
@@ -92,7 +93,7 @@ describe('links in the README and docs/', () => {
   it('finds links out of the repository and links to nothing', () => {
     const text = [
       'The contract is `../elsewhere/contract.md`; see [the guide](../guide.md),',
-      '[decisions](docs/decisions.md), [gone](docs/missing.md), [a heading](#nowhere),',
+      '[decisions](docs/decisions/README.md), [gone](docs/missing.md), [a heading](#nowhere),',
       '[abs](/etc/passwd), [file](file:///etc/passwd), [web](https://example.com/x.md).',
       '[ref]: ../../outside.md',
       '```sh',

@@ -1,6 +1,6 @@
 /**
  * The Node lines the project supports: package.json's `engines`, what the installed dependencies
- * declare, the lines CI runs the suite on, and the docs agree (docs/decisions.md, Node lines).
+ * declare, the lines CI runs the suite on, and the docs agree (docs/decisions/0138-node-lines.md).
  */
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';

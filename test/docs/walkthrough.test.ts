@@ -21,6 +21,9 @@ import { startServiceProcess, type ServiceProcess } from '../helpers/process.ts'
 
 const docs = ['README.md', 'docs/api.md'];
 
+/** Where each block is, for a failure's message. */
+const named = (blocks: DocBlock[]) => blocks.map((b) => `${b.file}:${b.line} \`\`\`${b.info}`);
+
 /** The ports the docs name: the service's, and the example receivers'. */
 const SERVICE_PORT = 4000;
 const RECEIVER_PORTS = [8080, 8081];
@@ -47,8 +50,12 @@ describe('the shell examples of the README and docs/api.md', () => {
   it('are each marked as run by this test, or as not, with why', async () => {
     blocks = (await Promise.all(docs.map(shellBlocks))).flat();
     expect(blocks.length).toBeGreaterThan(20);
-    const unmarked = blocks.filter((b) => markOf(b) === undefined);
-    expect(unmarked.map((b) => `${b.file}:${b.line} \`\`\`${b.info}`)).toEqual([]);
+    expect(named(blocks.filter((b) => markOf(b) === undefined))).toEqual([]);
+  });
+
+  it('in docs/development.md (the dashboard and suite commands), none runs and each says why', async () => {
+    const development = await shellBlocks('docs/development.md');
+    expect(named(development.filter((b) => typeof markOf(b) !== 'object'))).toEqual([]);
   });
 
   it('behave as written, in order, against a fresh service', async () => {

@@ -1,6 +1,7 @@
 -- Ingest, answering with it which clips a finishing write made ready to announce, so that the
--- service does not ask in a second round trip after every finishing write (docs/decisions.md,
--- "Write path"). Takes and answers what clipgate_ingest does; when it wrote, the answer also
+-- service does not ask in a second round trip after every finishing write
+-- (docs/decisions/0024-ingest-one-round-trip.md). Takes and answers what clipgate_ingest does;
+-- when it wrote, the answer also
 -- has "settled": [{accessoryId, activityId}], the finished activities among the written rows
 -- whose MP4 is stored, packaged (or failed) and not yet announced, read after the writes under
 -- the accessory row locks that the upload and the packager take too. The service announces

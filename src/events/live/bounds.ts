@@ -1,7 +1,7 @@
 /**
  * The bounds on what the live path waits for. Every place that holds an event (for order, for a
  * catch-up from the log, for the bus to confirm a channel) waits at most this long, and tells
- * the observer when a bound fired (docs/decisions.md, "Live events").
+ * the observer when a bound fired (docs/decisions/0048-live-waits-bounded.md).
  */
 export interface LiveBounds {
   /**

@@ -24,7 +24,7 @@ import { claimBackoffMs, untilNextDue, Wakeups } from './wakeups.ts';
 
 /**
  * The webhook dispatcher: sends the deliveries the outbox queued (src/events/outbox.ts), at
- * least once, logging every attempt. See docs/decisions.md, "Notifications". One pass of its
+ * least once, logging every attempt. See docs/decisions/0084-dispatcher-stages.md. One pass of its
  * loop, and one delivery's way through it, in stages named as in the code:
  *
  * 1. claim: one statement leases due deliveries to this instance (queue/claim.ts), no more than its

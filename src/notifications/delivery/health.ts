@@ -10,8 +10,8 @@ import type { ClaimedDelivery } from './queue/types.ts';
 
 /**
  * Receiver health, the stage after `handle`: a registration whose receiver has failed every
- * attempt for `WEBHOOK_DISABLE_AFTER_HOURS` is disabled. See docs/decisions.md, "Receiver
- * health".
+ * attempt for `WEBHOOK_DISABLE_AFTER_HOURS` is disabled. See
+ * docs/decisions/0107-disable-failing-receivers.md.
  *
  * The registration row holds `failing_since`: set (if unset) by a failed attempt, cleared by a
  * successful one. A failure finding it older than the limit disables the registration in one

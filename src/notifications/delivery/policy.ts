@@ -1,8 +1,8 @@
 /**
  * What a delivery attempt is and what follows from it, without I/O: the request an attempt
  * sends (body, webhook-id; the signed headers are added by the sender at the moment of sending,
- * see signing.ts), how its answer is classified, and the retry decision. See docs/decisions.md,
- * "Notifications".
+ * see signing.ts), how its answer is classified, and the retry decision. See
+ * docs/decisions/0091-retries-and-redelivery.md and 0103-slow-down-statuses.md.
  */
 import type { AttemptKeys } from '../signing.ts';
 

@@ -1,7 +1,7 @@
 /**
  * What one instance holds of the delivery queue, per receiver origin (scheme://host:port): the
  * attempts in flight (its slots) and the deliveries claimed ahead for it (prefetched). No I/O;
- * the dispatcher passes the clock in. See docs/decisions.md, "Notifications".
+ * the dispatcher passes the clock in. See docs/decisions/0087-per-origin-slots.md.
  *
  * - Slots: at most `perOrigin` attempts in flight per origin, so a slow or dead receiver only
  *   ever occupies its own. An origin holding as much as it may is *saturated* and left out of

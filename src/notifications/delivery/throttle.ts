@@ -4,7 +4,7 @@ import type { ClaimedDelivery } from './queue/types.ts';
 /**
  * The rate gate, the stage between prepare and call: a registration with `maxPerSecond` gets
  * its attempts started at least 1/maxPerSecond apart, across every instance, and none is dropped
- * for it. See docs/decisions.md, "Receiver health".
+ * for it. See docs/decisions/0106-receiver-rate-limit.md.
  *
  * The registration row holds `next_send_at`, the earliest start of its next attempt. An attempt
  * reserves the first free start (`reserve`, pure) and moves `next_send_at` one interval past

@@ -75,7 +75,7 @@ export type VertexInput = {
   y: number;
 };
 
-/** Zone membership (z1..z5, zR), answered by the zones-and-time rule (docs/decisions.md, Zones); both given: both must hold. */
+/** Zone membership (z1..z5, zR), answered by the zones-and-time rule (docs/decisions/0031-zones-and-time-rule.md); both given: both must hold. */
 export type ZoneIdsCondition = {
   /** In every one of these zones (none: true). */
   containsAll?: Array<string> | null | undefined;

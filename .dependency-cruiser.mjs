@@ -2,9 +2,6 @@
 // its own layer and the layers below it; an import that runs up is an error unless `upward`
 // lists it (the README explains each). No cycles. Type imports count (tsPreCompilationDeps).
 const domains = '(accounts|accessories|activities|zones|events|notifications|media|jobs|limits)';
-// The thin layer inside the domains: their REST routes, GraphQL types and OpenAPI documents, and
-// the adapters of a request to the domain's terms (notifications' caller, the zones' `where`).
-const thin = `src/(${domains}/(rest|schema|routes|openapi)|notifications/caller|zones/where)[.]ts$`;
 // The services, the per-request context, every part's metrics on one registry, the jobs' list.
 const composition = 'src/((services|context|metrics)[.]ts|jobs/background[.]ts)$';
 
@@ -12,9 +9,9 @@ const composition = 'src/((services|context|metrics)[.]ts|jobs/background[.]ts)$
 export const layers = [
   { name: 'main', path: '^src/main[.]ts$' },
   { name: 'app', path: '^src/app[.]ts$' },
-  { name: 'transport', path: `^(src/(http|graphql|web)/|${thin})` },
+  { name: 'transport', path: '^src/(http|graphql|web)/' },
   { name: 'composition', path: `^${composition}` },
-  { name: 'domain', path: `^(?!${thin}|${composition})src/${domains}/` },
+  { name: 'domain', path: `^(?!${composition})src/${domains}/` },
   { name: 'infrastructure', path: '^src/(storage|telemetry)/' },
   {
     name: 'primitive',

@@ -1,12 +1,12 @@
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { accessoryRoutes } from './accessories/rest.ts';
-import { accountRoutes } from './accounts/rest.ts';
-import { activityRoutes } from './activities/rest.ts';
+import { accessoryRoutes } from './http/routes/accessories.ts';
+import { accountRoutes } from './http/routes/accounts.ts';
+import { activityRoutes } from './http/routes/activities.ts';
 import type { Config } from './config.ts';
-import { asyncApiDocument, openApiWebhooks } from './events/documents.ts';
-import { eventRoutes } from './events/rest.ts';
+import { asyncApiDocument, openApiWebhooks } from './http/events/documents.ts';
+import { eventRoutes } from './http/routes/events.ts';
 import { graphqlHandler, createGraphQL } from './graphql/yoga.ts';
 import { loadPersistedDocuments } from './graphql/documents.ts';
 import { graphqlErrorAnswer } from './graphql/errors.ts';
@@ -22,14 +22,14 @@ import { backgroundJobs } from './jobs/background.ts';
 import { Jobs } from './jobs/scheduler.ts';
 import { Disposables } from './lifecycle.ts';
 import { createLogger, withoutCredentials } from './logger.ts';
-import { mediaOpenApi } from './media/openapi.ts';
-import { handleMediaRequest } from './media/routes.ts';
-import { notificationRoutes } from './notifications/rest.ts';
+import { mediaOpenApi } from './http/routes/media-openapi.ts';
+import { handleMediaRequest } from './http/routes/media.ts';
+import { notificationRoutes } from './http/routes/notifications.ts';
 import { describeRedis } from './storage/redis.ts';
 import { buildServices, startServices, type ServiceOptions, type Services } from './services.ts';
 import { referenceHandler } from './web/reference.ts';
 import { dashboardDir, handleDashboardRequest } from './web/static.ts';
-import { zoneRoutes } from './zones/rest.ts';
+import { zoneRoutes } from './http/routes/zones.ts';
 
 export interface App {
   services: Services;

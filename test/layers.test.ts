@@ -47,7 +47,7 @@ describe('the layers', () => {
     const homes = (module: string) => layers.filter((l) => new RegExp(l.path).test(module));
     expect(modules.filter((m) => homes(m).length !== 1)).toEqual([]);
     expect(homes('src/activities/service.ts')[0]!.name).toBe('domain');
-    expect(homes('src/activities/rest.ts')[0]!.name).toBe('transport');
+    expect(homes('src/http/routes/activities.ts')[0]!.name).toBe('transport');
     expect(upward.length).toBeLessThanOrEqual(10);
   });
 

@@ -3,7 +3,7 @@
 // lists it (the README explains each). No cycles. Type imports count (tsPreCompilationDeps).
 const domains = '(accounts|accessories|activities|zones|events|notifications|media|jobs|limits)';
 // The services, the per-request context, every part's metrics on one registry, the jobs' list.
-const composition = 'src/((services|context|metrics)[.]ts|jobs/background[.]ts)$';
+const composition = 'src/(services|context|metrics|background)[.]ts$';
 
 /** Top first; `path` matches the modules of the layer, and no other layer's. */
 export const layers = [
@@ -15,7 +15,7 @@ export const layers = [
   { name: 'infrastructure', path: '^src/(storage|telemetry)/' },
   {
     name: 'primitive',
-    path: '^(?!src/(main|app|services|context|metrics)[.]ts$)src/([^/]+[.]ts$|generated/)',
+    path: '^(?!src/(main|app|services|context|metrics|background)[.]ts$)src/([^/]+[.]ts$|generated/)',
   },
 ];
 

@@ -18,7 +18,7 @@ import { operationsHandler } from './http/operations.ts';
 import { LagMonitor, sheddingHandler } from './http/overload.ts';
 import { RestRouter, restHandler } from './http/rest.ts';
 import { createHttpServer } from './http/server.ts';
-import { backgroundJobs } from './jobs/background.ts';
+import { backgroundJobs } from './background.ts';
 import { Jobs } from './jobs/scheduler.ts';
 import { Disposables } from './lifecycle.ts';
 import { createLogger, withoutCredentials } from './logger.ts';

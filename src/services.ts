@@ -239,7 +239,7 @@ export async function buildServices(
 
 /**
  * Starts what works on its own: webhook delivery (resuming what is pending) and media (following
- * events). Periodic work, packaging's poll among it, is src/jobs/background.ts.
+ * events). Periodic work, packaging's poll among it, is src/background.ts.
  */
 export async function startServices(services: Services): Promise<void> {
   services.dispatcher.start();

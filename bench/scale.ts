@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { MAX_COUNT_BUCKETS } from '../src/activities/count-cost.ts';
 import { retentionFloor } from '../src/activities/ids.ts';
-import type { FilterNode } from '../src/activities/filter/index.ts';
+import type { FilterNode } from '../src/filter/index.ts';
 import { activitiesDrop } from '../src/activities/retention.ts';
 import { countQuery } from '../src/activities/service.ts';
 import { queryCounts, queryPage } from '../src/activities/store.ts';

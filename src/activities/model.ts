@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { timestamp, uuid } from '../schemas.ts';
 import type { MediaUrls } from '../media/signing.ts';
-import type { FilterRow } from './filter/index.ts';
+import type { FilterRow } from '../filter/index.ts';
 
 /** An activity as stored: what the filter language sees, and whose it is. */
 export interface ActivityRecord extends FilterRow {

@@ -8,7 +8,7 @@ import {
   type FilterNode,
   type FilterRow,
   type SqlBuilder,
-} from '../../src/activities/filter/index.ts';
+} from '../../src/filter/index.ts';
 import { activityIdFromDate } from '../../src/activities/ids.ts';
 import {
   testsZones,

@@ -9,7 +9,7 @@ import { pointsOfDatabaseTime } from '../../limits/cost.ts';
 import { ActivityMediaRef } from './media.ts';
 import { EventTypeRef } from './notifications.ts';
 import { ActivityWhere, bothFilters, whereFilter, type ActivityWhereInput } from './where.ts';
-import { parseFilter } from '../../activities/filter/index.ts';
+import { parseFilter } from '../../filter/index.ts';
 import { isActivityId } from '../../activities/ids.ts';
 import { ingestBatch, type IngestResult } from '../../activities/batch.ts';
 import type { ActivityRecord } from '../../activities/model.ts';

@@ -1,10 +1,10 @@
-import { MAX_LIST_ITEMS } from '../../activities/filter/index.ts';
+import { MAX_LIST_ITEMS } from '../../filter/index.ts';
 import type {
   ComparisonOperator,
   FilterNode,
   ListAttribute,
   ScalarAttribute,
-} from '../../activities/filter/index.ts';
+} from '../../filter/index.ts';
 import { invalidArgument } from '../../errors.ts';
 import { builder } from '../builder.ts';
 import { GRID_CELLS } from '../../zones/geometry.ts';

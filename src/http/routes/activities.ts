@@ -7,7 +7,7 @@ import { timestamp } from '../../schemas.ts';
 import { route } from '../rest.ts';
 import { chargeCost, costHeaders, pointsOfDatabaseTime } from '../../limits/cost.ts';
 import { countCost } from '../../activities/count-cost.ts';
-import { parseFilter } from '../../activities/filter/index.ts';
+import { parseFilter } from '../../filter/index.ts';
 import { isActivityId } from '../../activities/ids.ts';
 import {
   activityDetailJson,

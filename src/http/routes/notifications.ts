@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_FILTER_LENGTH } from '../../activities/filter/index.ts';
+import { MAX_FILTER_LENGTH } from '../../filter/index.ts';
 import { notFound } from '../../errors.ts';
 import { eventTypes } from '../../events/types.ts';
 import { timestamp, uuid } from '../../schemas.ts';

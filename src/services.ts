@@ -23,7 +23,7 @@ import { NotificationService } from './notifications/service.ts';
 import { openDatabase, type Database, type DatabaseOptions } from './storage/database.ts';
 import { embeddedDirectory } from './storage/embedded-lock.ts';
 import { poolMetrics, registerReplicaMetrics } from './storage/metrics.ts';
-import { ZoneService } from './zones/service.ts';
+import { ZoneService } from './accessories/zones.ts';
 
 /**
  * What serving a read needs: the database, token auth and the domain services over them. A

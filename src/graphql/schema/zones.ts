@@ -1,7 +1,7 @@
 import { AccessoryRef } from './accessories.ts';
 import { builder } from '../builder.ts';
 import type { Vertex } from '../../zones/geometry.ts';
-import type { AccessoryZonesView, ZoneView } from '../../zones/service.ts';
+import type { AccessoryZonesView, ZoneView } from '../../accessories/zones.ts';
 import { MAX_VERTICES, MAX_ZONES } from '../../zones/validation.ts';
 
 const VertexRef = builder.objectRef<Vertex>('Vertex').implement({

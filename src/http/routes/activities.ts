@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { invalidArgument } from '../../errors.ts';
 import { checkUuid } from '../../ids.ts';
 import type { MediaLookup } from '../../media/lookup.ts';
-import type { MediaUrls } from '../../media/signing.ts';
 import { timestamp } from '../../schemas.ts';
 import { route } from '../rest.ts';
 import { chargeCost, costHeaders, pointsOfDatabaseTime } from '../../limits/cost.ts';
@@ -17,6 +16,7 @@ import {
   extraFieldNames,
   type ActivityRecord,
   type ExtraField,
+  type MediaUrls,
 } from '../../activities/model.ts';
 import {
   ingestBatch,

@@ -16,7 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { MAX_COUNT_BUCKETS } from '../src/activities/count-cost.ts';
-import { retentionFloor } from '../src/activities/ids.ts';
+import { retentionFloor } from '../src/activity-ids.ts';
 import type { FilterNode } from '../src/filter/index.ts';
 import { activitiesDrop } from '../src/activities/retention.ts';
 import { countQuery } from '../src/activities/service.ts';

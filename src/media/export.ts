@@ -4,7 +4,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { ServerResponse } from 'node:http';
 import { PassThrough, type Readable } from 'node:stream';
-import { activityIdFromDate, retentionFloor } from '../activities/ids.ts';
+import { activityIdFromDate, retentionFloor } from '../activity-ids.ts';
 import type { MediaConfig } from '../config.ts';
 import { AppError, invalidArgument, notFound } from '../errors.ts';
 import { parseTimestamp } from '../ids.ts';

@@ -1,5 +1,5 @@
 import DataLoader from 'dataloader';
-import { retentionFloor } from '../activities/ids.ts';
+import { retentionFloor } from '../activity-ids.ts';
 import type { MediaUrls } from '../activities/model.ts';
 import { TtlCache } from '../cache.ts';
 import { notFound } from '../errors.ts';

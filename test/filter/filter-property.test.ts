@@ -15,7 +15,7 @@ import type {
   ScalarAttribute,
   SqlBuilder,
 } from '../../src/filter/index.ts';
-import { activityIdFromDate } from '../../src/activities/ids.ts';
+import { activityIdFromDate } from '../../src/activity-ids.ts';
 import { combinations } from '../helpers/filters.ts';
 
 type Literals = Record<AttributeKind, fc.Arbitrary<Literal>>;

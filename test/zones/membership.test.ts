@@ -9,7 +9,7 @@ import {
   type FilterRow,
   type SqlBuilder,
 } from '../../src/filter/index.ts';
-import { activityIdFromDate } from '../../src/activities/ids.ts';
+import { activityIdFromDate } from '../../src/activity-ids.ts';
 import {
   testsZones,
   zoneMembershipEvaluate,

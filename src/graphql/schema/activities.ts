@@ -10,7 +10,7 @@ import { ActivityMediaRef } from './media.ts';
 import { EventTypeRef } from './notifications.ts';
 import { ActivityWhere, bothFilters, whereFilter, type ActivityWhereInput } from './where.ts';
 import { parseFilter } from '../../filter/index.ts';
-import { isActivityId } from '../../activities/ids.ts';
+import { isActivityId } from '../../activity-ids.ts';
 import { ingestBatch, type IngestResult } from '../../activities/batch.ts';
 import type { ActivityRecord } from '../../activities/model.ts';
 import { reportMotion, type MotionState } from '../../activities/motion.ts';

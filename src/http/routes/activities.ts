@@ -7,7 +7,7 @@ import { route } from '../rest.ts';
 import { chargeCost, costHeaders, pointsOfDatabaseTime } from '../../limits/cost.ts';
 import { countCost } from '../../activities/count-cost.ts';
 import { parseFilter } from '../../filter/index.ts';
-import { isActivityId } from '../../activities/ids.ts';
+import { isActivityId } from '../../activity-ids.ts';
 import {
   activityDetailJson,
   activityDetailSchema,

@@ -296,8 +296,8 @@ const ActivityCountBucketRef = builder.objectRef<CountBucket>('ActivityCountBuck
 });
 
 /**
- * The requested cost of `activityCounts` (./count-cost.ts) from its arguments as given; 0 for
- * arguments the field refuses (it answers their error).
+ * The requested cost of `activityCounts` (src/activities/count-cost.ts) from its arguments as
+ * given; 0 for arguments the field refuses (it answers their error).
  */
 const countCostOf: WorkCost = (args) => {
   const { from, to, bucket, groupBy, accessoryIds } = args;

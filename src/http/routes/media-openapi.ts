@@ -12,7 +12,7 @@ import { EXPORT_RETRY_AFTER_S } from '../../media/export.ts';
 import { CACHE_FINISHED, CACHE_IN_PROGRESS, PACKAGING_RETRY_AFTER_S } from './media.ts';
 import type { MediaKind } from '../../media/model.ts';
 
-// The media operations of /openapi.json, as routes.ts serves them.
+// The media operations of /openapi.json, as media.ts beside it serves them.
 
 const base = '/api/accessories/{accessoryId}/activities/{activityId}';
 

@@ -25,7 +25,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { Pool } from 'undici';
 import { signDevToken } from '../src/accounts/auth.ts';
-import { activityIdFromDate } from '../src/activities/ids.ts';
+import { activityIdFromDate } from '../src/activity-ids.ts';
 import { cpuMs, loadAverage, met, startServer } from './lib/load.ts';
 
 const { values } = parseArgs({

@@ -23,7 +23,7 @@ import { NotificationService } from './notifications/service.ts';
 import { openDatabase, type Database, type DatabaseOptions } from './storage/database.ts';
 import { embeddedDirectory } from './storage/embedded-lock.ts';
 import { poolMetrics, registerReplicaMetrics } from './storage/metrics.ts';
-import { ZoneService } from './zones/service.ts';
+import { ZoneService } from './accessories/zones.ts';
 
 /**
  * What serving a read needs: the database, token auth and the domain services over them. A
@@ -239,7 +239,7 @@ export async function buildServices(
 
 /**
  * Starts what works on its own: webhook delivery (resuming what is pending) and media (following
- * events). Periodic work, packaging's poll among it, is src/jobs/background.ts.
+ * events). Periodic work, packaging's poll among it, is src/background.ts.
  */
 export async function startServices(services: Services): Promise<void> {
   services.dispatcher.start();

@@ -5,7 +5,7 @@ import { AppError, invalidArgument, type ErrorCode, type ErrorDetails } from '..
 import { parseInput, timestamp, uuid } from '../schemas.ts';
 import { deleteInBatches } from '../jobs/batches.ts';
 import type { Database } from '../storage/database.ts';
-import { isActivityId } from './ids.ts';
+import { isActivityId } from '../activity-ids.ts';
 import { checkMotionReport } from './motion.ts';
 import { checkInput, type ActivityService } from './service.ts';
 import { IdempotencyRace, type IngestChange, type IngestOutcome } from './writes.ts';

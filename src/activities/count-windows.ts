@@ -1,6 +1,6 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type pg from 'pg';
-import { activityIdFromDate, parseActivityId } from './ids.ts';
+import { activityIdFromDate, parseActivityId } from '../activity-ids.ts';
 import { queryBucketStart, queryCounts, type CountBucket, type CountQuery } from './store.ts';
 
 const MINUTE_MS = 60_000;

@@ -1,11 +1,18 @@
 import { z } from 'zod';
 import { timestamp, uuid } from '../schemas.ts';
-import type { MediaUrls } from '../media/signing.ts';
-import type { FilterRow } from './filter/index.ts';
+import type { FilterRow } from '../filter/index.ts';
 
 /** An activity as stored: what the filter language sees, and whose it is. */
 export interface ActivityRecord extends FilterRow {
   accessoryId: string;
+}
+
+/** The four media URLs of an activity; null where that media does not exist (yet). */
+export interface MediaUrls {
+  image: string | null;
+  mp4: string | null;
+  mpd: string | null;
+  hls: string | null;
 }
 
 export const extraFieldNames = ['motionZones', 'objectLocations', 'media'] as const;

@@ -1,5 +1,5 @@
 import { conflict, invalidArgument, notFound } from '../errors.ts';
-import { activityIdFromDate, nextActivityId } from './ids.ts';
+import { activityIdFromDate, nextActivityId } from '../activity-ids.ts';
 import type { ActivityRevision } from './model.ts';
 
 /**

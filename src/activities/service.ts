@@ -8,8 +8,8 @@ import { testsZones, zoneMembershipSql } from '../zones/membership.ts';
 import { isZoneId } from '../zones/validation.ts';
 import { MAX_COUNT_BUCKETS, MAX_COUNT_RANGE_DAYS } from './count-cost.ts';
 import { countRange, queryCountsInWindows } from './count-windows.ts';
-import type { FilterNode } from './filter/index.ts';
-import { activityIdFromDate, isActivityId, retentionFloor } from './ids.ts';
+import type { FilterNode } from '../filter/index.ts';
+import { activityIdFromDate, isActivityId, retentionFloor } from '../activity-ids.ts';
 import type { ActivityRecord } from './model.ts';
 import type { ActivityChange, ActivityInput } from './plan.ts';
 import {

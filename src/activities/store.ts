@@ -4,7 +4,7 @@ import {
   type CompileOptions,
   type FilterNode,
   type SqlBuilder,
-} from './filter/index.ts';
+} from '../filter/index.ts';
 import { StatementNames } from '../storage/statements.ts';
 import type { ActivityRecord } from './model.ts';
 

@@ -3,7 +3,7 @@ import {
   parseFilter,
   type FilterNode,
   type FilterSubject,
-} from '../activities/filter/index.ts';
+} from '../filter/index.ts';
 import { TtlCache } from '../cache.ts';
 import type { RowQuery } from '../storage/database.ts';
 import {
@@ -16,7 +16,7 @@ import {
 import type { NewEvent } from './types.ts';
 
 /**
- * Event filters: the filter language of listing (src/activities/filter, plus `accessoryId`)
+ * Event filters: the filter language of listing (src/filter, plus `accessoryId`)
  * applied to events, for notification registrations (src/events/outbox.ts) and live
  * subscriptions (src/events/live). What an event is tested as:
  * - `activity_*`: the activity its eventData carries, as the change left it;

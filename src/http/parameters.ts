@@ -1,4 +1,4 @@
-import { isActivityId } from '../activities/ids.ts';
+import { isActivityId } from '../activity-ids.ts';
 import { invalidArgument } from '../errors.ts';
 import { isUuid } from '../ids.ts';
 

@@ -4,7 +4,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { ServerResponse } from 'node:http';
 import { PassThrough, type Readable } from 'node:stream';
-import { activityIdFromDate, retentionFloor } from '../activities/ids.ts';
+import { activityIdFromDate, retentionFloor } from '../activity-ids.ts';
 import type { MediaConfig } from '../config.ts';
 import { AppError, invalidArgument, notFound } from '../errors.ts';
 import { parseTimestamp } from '../ids.ts';
@@ -104,7 +104,7 @@ export class MediaExports {
     this.options = { ...options, observer: options.observer ?? unobserved };
   }
 
-  /** Counts a refusal made outside (the per-URL rate limit of src/media/routes.ts). */
+  /** Counts a refusal made outside (the per-URL rate limit of src/http/routes/media.ts). */
   refused(reason: ExportRefusal): void {
     this.options.observer.refused(reason);
   }
@@ -253,7 +253,7 @@ export class MediaExports {
       );
     }
     const body = new PassThrough();
-    // Its reader (src/media/routes.ts) cuts the response on an error; until then none listens.
+    // Its reader (src/http/routes/media.ts) cuts the response on an error; until then none listens.
     body.on('error', () => {});
     const run: Running = { accountId, stop: new AbortController() };
     const { signal } = run.stop;

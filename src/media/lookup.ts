@@ -1,5 +1,6 @@
 import DataLoader from 'dataloader';
-import { retentionFloor } from '../activities/ids.ts';
+import { retentionFloor } from '../activity-ids.ts';
+import type { MediaUrls } from '../activities/model.ts';
 import { TtlCache } from '../cache.ts';
 import { notFound } from '../errors.ts';
 import { isUuid } from '../ids.ts';
@@ -13,7 +14,7 @@ import {
   type MediaRow,
   type MediaTarget,
 } from './model.ts';
-import type { MediaPresence, MediaSigner, MediaUrls } from './signing.ts';
+import type { MediaPresence, MediaSigner } from './signing.ts';
 
 /** An activity's media row of one kind as the database has it now. */
 export interface FoundTarget {

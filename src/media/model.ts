@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { isActivityId } from '../activities/ids.ts';
+import { isActivityId } from '../activity-ids.ts';
 import { isUuid } from '../ids.ts';
 
 // The shapes media works with: its kinds, a media_objects row, and the store keys of its files.

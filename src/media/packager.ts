@@ -38,7 +38,7 @@ class PackagingFailed extends Error {}
  * `MAX_ATTEMPTS`. In memory each instance keeps a bounded queue (`MEDIA_PACKAGER_QUEUE_MAX`) and
  * runs at most `MEDIA_PACKAGER_CONCURRENCY` ffmpeg processes. An upload that finds the memory
  * queue full stays queued in the database, and the poll picks it up, as it picks up jobs left by
- * a restart. The poll is the background job `media.package-poll` (src/jobs/background.ts): every
+ * a restart. The poll is the background job `media.package-poll` (src/background.ts): every
  * `MEDIA_PACKAGER_POLL_MS`, and whenever a slot frees up with nothing queued (`onSlotFree`).
  */
 /** What the packager works with. */

@@ -24,7 +24,7 @@ const STALE_TMP_MS = 24 * 3600_000;
  * find, cached), `packager` (HLS and DASH in the background), `exports` (an accessory's clips of
  * a time range joined into one MP4), `cleanup` (deleting what is no longer referenced), over one
  * `store` (filesystem or S3) and one URL `signer`. The HTTP side is
- * src/media/routes.ts; none of these parts sees a request.
+ * src/http/routes/media.ts; none of these parts sees a request.
  */
 export interface MediaServiceOptions {
   db: Database;

@@ -1,15 +1,8 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import path from 'node:path';
+import type { MediaUrls } from '../activities/model.ts';
 import { AppError } from '../errors.ts';
 import { loadOrCreateSecretFile } from '../secret-file.ts';
-
-/** The four media URLs of an activity; null where that media does not exist (yet). */
-export interface MediaUrls {
-  image: string | null;
-  mp4: string | null;
-  mpd: string | null;
-  hls: string | null;
-}
 
 /** What media of one activity exists, as far as URLs are concerned. */
 export interface MediaPresence {

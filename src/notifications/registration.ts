@@ -1,4 +1,4 @@
-import { MAX_FILTER_LENGTH, parseFilter } from '../activities/filter/index.ts';
+import { MAX_FILTER_LENGTH, parseFilter } from '../filter/index.ts';
 import type { WebhookConfig } from '../config.ts';
 import { invalidArgument } from '../errors.ts';
 import { isEventType, type EventType } from '../events/types.ts';

@@ -43,7 +43,7 @@ export interface RegistrationView {
 
 /**
  * Whose registration: the caller's own account and its OAuth client, as REST and GraphQL
- * resolve them (caller.ts).
+ * resolve them (src/http/caller.ts).
  */
 export interface Caller {
   accountId: string;

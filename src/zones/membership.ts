@@ -1,9 +1,4 @@
-import type {
-  CompileOptions,
-  EvaluateOptions,
-  FilterNode,
-  SqlBuilder,
-} from '../activities/filter/index.ts';
+import type { CompileOptions, EvaluateOptions, FilterNode, SqlBuilder } from '../filter/index.ts';
 import type { RowQuery } from '../storage/database.ts';
 import { coveredCells, type Vertex } from './geometry.ts';
 import { SYSTEM_ZONE_ID } from './validation.ts';

@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import { timestamp } from '../schemas.ts';
 
-/** The JSON forms of zones: the REST bodies (./rest.ts) and the `zones_saved` event's data. */
+/**
+ * The JSON forms of zones: the REST bodies (src/http/routes/zones.ts) and the `zones_saved`
+ * event's data.
+ */
 
 // The rules (checkZones') are documented here, not enforced: a broken rule is a 400 naming the
 // exact field, e.g. `zones.2.vertices.1.x`, with checkZones' message.

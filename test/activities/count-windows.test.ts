@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_COUNT_BUCKETS } from '../../src/activities/count-cost.ts';
 import { queryCountsInWindows } from '../../src/activities/count-windows.ts';
-import { activityIdFromDate } from '../../src/activities/ids.ts';
+import { activityIdFromDate } from '../../src/activity-ids.ts';
 import { countQuery } from '../../src/activities/service.ts';
 import { countGroups, queryCounts, type CountGroup } from '../../src/activities/store.ts';
 import type { Database } from '../../src/storage/database.ts';

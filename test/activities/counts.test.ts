@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseActivityId } from '../../src/activities/ids.ts';
+import { parseActivityId } from '../../src/activity-ids.ts';
 import { purgeExpiredActivities } from '../../src/activities/retention.ts';
 import { graphql } from '../generated/index.ts';
 import { backends, startApp, type TestApp } from '../helpers/app.ts';

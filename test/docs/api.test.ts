@@ -1,14 +1,14 @@
 import fs from 'node:fs/promises';
 import type { GraphQLEnumType, GraphQLObjectType } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { accessoryRoutes } from '../../src/accessories/rest.ts';
-import { accountRoutes } from '../../src/accounts/rest.ts';
-import { activityRoutes, listBody } from '../../src/activities/rest.ts';
+import { accessoryRoutes } from '../../src/http/routes/accessories.ts';
+import { accountRoutes } from '../../src/http/routes/accounts.ts';
+import { activityRoutes, listBody } from '../../src/http/routes/activities.ts';
 import { errorStatus } from '../../src/errors.ts';
 import { schema } from '../../src/graphql/schema.ts';
-import { eventRoutes } from '../../src/events/rest.ts';
-import { notificationRoutes } from '../../src/notifications/rest.ts';
-import { zoneRoutes } from '../../src/zones/rest.ts';
+import { eventRoutes } from '../../src/http/routes/events.ts';
+import { notificationRoutes } from '../../src/http/routes/notifications.ts';
+import { zoneRoutes } from '../../src/http/routes/zones.ts';
 
 const doc = await fs.readFile(new URL('../../docs/api.md', import.meta.url), 'utf8');
 

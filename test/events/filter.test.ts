@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseFilter } from '../../src/activities/filter/index.ts';
+import { parseFilter } from '../../src/filter/index.ts';
 import { eventPasses, filterSubject } from '../../src/events/filter.ts';
 import type { NewEvent } from '../../src/events/types.ts';
 import type { ZoneIndex } from '../../src/zones/membership.ts';

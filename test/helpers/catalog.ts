@@ -7,7 +7,7 @@ import {
   eventSchemas,
   jsonSchema,
   notificationSchemas,
-} from '../../src/events/catalog.ts';
+} from '../../src/http/events/catalog.ts';
 
 /**
  * Checks what the suite receives against the event catalog, with the JSON Schemas the service

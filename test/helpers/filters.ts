@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { FilterNode } from '../../src/activities/filter/index.ts';
+import type { FilterNode } from '../../src/filter/index.ts';
 
 /** Random filters of at most `depth` levels of AND, OR and NOT over the given conditions. */
 export function combinations(

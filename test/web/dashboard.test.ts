@@ -20,7 +20,7 @@ import {
   seedAccessory,
   seedActivities,
 } from '../helpers/fixtures.ts';
-import { parseActivityId } from '../../src/activities/ids.ts';
+import { parseActivityId } from '../../src/activity-ids.ts';
 import { ffprobe, makeClip, upload } from '../media/helpers.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));

@@ -8,8 +8,8 @@ import {
   type FilterNode,
   type FilterRow,
   type SqlBuilder,
-} from '../../src/activities/filter/index.ts';
-import { activityIdFromDate } from '../../src/activities/ids.ts';
+} from '../../src/filter/index.ts';
+import { activityIdFromDate } from '../../src/activity-ids.ts';
 import {
   testsZones,
   zoneMembershipEvaluate,

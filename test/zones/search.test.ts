@@ -5,7 +5,7 @@ import {
   printFilter,
   type ComparisonOperator,
   type FilterNode,
-} from '../../src/activities/filter/index.ts';
+} from '../../src/filter/index.ts';
 import { coveredCells, rectangle, type Vertex } from '../../src/zones/geometry.ts';
 import { zoneMembershipEvaluate } from '../../src/zones/membership.ts';
 import type { ActivityWhere } from '../generated/graphql.ts';

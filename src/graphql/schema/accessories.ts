@@ -1,8 +1,8 @@
-import type { RequestContext } from '../context.ts';
-import { invalidArgument } from '../errors.ts';
-import { builder, scopedLoader } from '../graphql/builder.ts';
-import { isUuid } from '../ids.ts';
-import type { AccessoryView } from './service.ts';
+import type { RequestContext } from '../../context.ts';
+import { invalidArgument } from '../../errors.ts';
+import { builder, scopedLoader } from '../builder.ts';
+import { isUuid } from '../../ids.ts';
+import type { AccessoryView } from '../../accessories/service.ts';
 
 /** The caller's accessories of these ids, in their order; null for unknown ones or another account's. */
 async function ownAccessories(

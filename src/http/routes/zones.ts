@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { route } from '../http/rest.ts';
-import { accessoryZonesSchema as accessoryZones, zoneSchema as zone } from './model.ts';
-import { zonesJson } from './service.ts';
+import { route } from '../rest.ts';
+import { accessoryZonesSchema as accessoryZones, zoneSchema as zone } from '../../zones/model.ts';
+import { zonesJson } from '../../accessories/zones.ts';
 
 /**
  * The body of `PUT .../zones`: the shape only (types, unknown members); the rules are

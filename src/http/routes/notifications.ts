@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { MAX_FILTER_LENGTH } from '../activities/filter/index.ts';
-import { notFound } from '../errors.ts';
-import { eventTypes } from '../events/types.ts';
-import { timestamp, uuid } from '../schemas.ts';
-import { route } from '../http/rest.ts';
-import { callerOf, motionAllowed } from './caller.ts';
+import { MAX_FILTER_LENGTH } from '../../filter/index.ts';
+import { notFound } from '../../errors.ts';
+import { eventTypes } from '../../events/types.ts';
+import { timestamp, uuid } from '../../schemas.ts';
+import { route } from '../rest.ts';
+import { callerOf, motionAllowed } from '../caller.ts';
 import {
   AUTH_KEY_MAX,
   MAX_PER_SECOND_MAX,
@@ -12,9 +12,9 @@ import {
   OVERLAP_SECONDS_MAX,
   signingModes,
   USER_DATA_MAX_BYTES,
-} from './registration.ts';
-import { AUTH_KEY_MIN } from './signing.ts';
-import { registrationJson } from './views.ts';
+} from '../../notifications/registration.ts';
+import { AUTH_KEY_MIN } from '../../notifications/signing.ts';
+import { registrationJson } from '../../notifications/views.ts';
 
 // The fields are checked by checkRegistration (shared with GraphQL), so that every problem is a
 // 400 naming the field itself; the schema here catches unknown fields and describes the body.

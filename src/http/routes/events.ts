@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { invalidArgument } from '../errors.ts';
-import { isBigintId } from '../ids.ts';
-import { route } from '../http/rest.ts';
-import { anyEventSchema, catalogJson } from './catalog.ts';
-import { PULL_DEFAULT_LIMIT, PULL_MAX_LIMIT, PULL_MAX_WAIT_S } from './pull.ts';
+import { invalidArgument } from '../../errors.ts';
+import { isBigintId } from '../../ids.ts';
+import { route } from '../rest.ts';
+import { anyEventSchema, catalogJson } from '../events/catalog.ts';
+import { PULL_DEFAULT_LIMIT, PULL_MAX_LIMIT, PULL_MAX_WAIT_S } from '../../events/pull.ts';
 
 const jsonSchemaObject = z.record(z.string(), z.unknown());
 

@@ -1,5 +1,5 @@
-import { builder } from '../graphql/builder.ts';
-import type { AccountView } from './service.ts';
+import { builder } from '../builder.ts';
+import type { AccountView } from '../../accounts/service.ts';
 
 export const AccountRef = builder.objectRef<AccountView>('Account').implement({
   fields: (t) => ({

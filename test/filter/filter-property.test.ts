@@ -1,14 +1,9 @@
 import { PGlite } from '@electric-sql/pglite';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { attributeKinds, comparisonOperators } from '../../src/activities/filter/ast.ts';
-import type { AttributeKind } from '../../src/activities/filter/ast.ts';
-import {
-  compileFilter,
-  evaluateFilter,
-  parseFilter,
-  printFilter,
-} from '../../src/activities/filter/index.ts';
+import { attributeKinds, comparisonOperators } from '../../src/filter/ast.ts';
+import type { AttributeKind } from '../../src/filter/ast.ts';
+import { compileFilter, evaluateFilter, parseFilter, printFilter } from '../../src/filter/index.ts';
 import type {
   CompileOptions,
   EvaluateOptions,
@@ -19,8 +14,8 @@ import type {
   Operand,
   ScalarAttribute,
   SqlBuilder,
-} from '../../src/activities/filter/index.ts';
-import { activityIdFromDate } from '../../src/activities/ids.ts';
+} from '../../src/filter/index.ts';
+import { activityIdFromDate } from '../../src/activity-ids.ts';
 import { combinations } from '../helpers/filters.ts';
 
 type Literals = Record<AttributeKind, fc.Arbitrary<Literal>>;

@@ -1,4 +1,4 @@
-import { invalidArgument } from '../../errors.ts';
+import { invalidArgument } from '../errors.ts';
 
 export type LiteralToken =
   | { kind: 'number'; text: string; position: number; value: number }

@@ -1,24 +1,19 @@
-import { AccessoryRef } from '../accessories/schema.ts';
-import { ViewerRef } from '../accounts/schema.ts';
-import { invalidArgument } from '../errors.ts';
-import { isUuid } from '../ids.ts';
-import type { EventType } from '../events/types.ts';
-import { builder, scopedLoader } from '../graphql/builder.ts';
-import { meterWork, type WorkCost } from '../graphql/limits.ts';
-import { pointsOfDatabaseTime } from '../limits/cost.ts';
-import { ActivityMediaRef } from '../media/schema.ts';
-import { EventTypeRef } from '../notifications/schema.ts';
-import {
-  ActivityWhere,
-  bothFilters,
-  whereFilter,
-  type ActivityWhereInput,
-} from '../zones/where.ts';
-import { parseFilter } from './filter/index.ts';
-import { isActivityId } from './ids.ts';
-import { ingestBatch, type IngestResult } from './batch.ts';
-import type { ActivityRecord } from './model.ts';
-import { reportMotion, type MotionState } from './motion.ts';
+import { AccessoryRef } from './accessories.ts';
+import { ViewerRef } from './accounts.ts';
+import { invalidArgument } from '../../errors.ts';
+import { isUuid } from '../../ids.ts';
+import type { EventType } from '../../events/types.ts';
+import { builder, scopedLoader } from '../builder.ts';
+import { meterWork, type WorkCost } from '../limits.ts';
+import { pointsOfDatabaseTime } from '../../limits/cost.ts';
+import { ActivityMediaRef } from './media.ts';
+import { EventTypeRef } from './notifications.ts';
+import { ActivityWhere, bothFilters, whereFilter, type ActivityWhereInput } from './where.ts';
+import { parseFilter } from '../../filter/index.ts';
+import { isActivityId } from '../../activity-ids.ts';
+import { ingestBatch, type IngestResult } from '../../activities/batch.ts';
+import type { ActivityRecord } from '../../activities/model.ts';
+import { reportMotion, type MotionState } from '../../activities/motion.ts';
 import {
   checkAccessoryIds,
   DEFAULT_LIMIT,
@@ -27,15 +22,15 @@ import {
   MAX_TIMELINE_ACCESSORIES,
   type ActivityKey,
   type ListRequest,
-} from './service.ts';
-import { countCost } from './count-cost.ts';
+} from '../../activities/service.ts';
+import { countCost } from '../../activities/count-cost.ts';
 import {
   countGroups,
   type CountBucket,
   type CountGroup,
   type Operator,
   type Page,
-} from './store.ts';
+} from '../../activities/store.ts';
 
 export const ActivityRef = builder
   .nodeRef<ActivityRecord, ActivityKey>('Activity', {
@@ -301,8 +296,8 @@ const ActivityCountBucketRef = builder.objectRef<CountBucket>('ActivityCountBuck
 });
 
 /**
- * The requested cost of `activityCounts` (./count-cost.ts) from its arguments as given; 0 for
- * arguments the field refuses (it answers their error).
+ * The requested cost of `activityCounts` (src/activities/count-cost.ts) from its arguments as
+ * given; 0 for arguments the field refuses (it answers their error).
  */
 const countCostOf: WorkCost = (args) => {
   const { from, to, bucket, groupBy, accessoryIds } = args;

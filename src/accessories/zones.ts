@@ -1,10 +1,10 @@
-import type { AccessoryService } from '../accessories/service.ts';
+import type { AccessoryService } from './service.ts';
 import type { AccountView } from '../accounts/service.ts';
 import { notFound } from '../errors.ts';
 import { recordEvents, type EventSignal } from '../events/outbox.ts';
 import type { Database } from '../storage/database.ts';
-import type { Vertex } from './geometry.ts';
-import { checkZones, type ZoneInput } from './validation.ts';
+import type { Vertex } from '../zones/geometry.ts';
+import { checkZones, type ZoneInput } from '../zones/validation.ts';
 
 export interface ZoneView {
   id: string;

@@ -1,5 +1,5 @@
-import { fullScopeName } from '../accounts/scopes.ts';
-import { Schemas, json } from '../schemas.ts';
+import { fullScopeName } from '../../accounts/scopes.ts';
+import { Schemas, json } from '../../schemas.ts';
 import {
   catalog,
   eventSchemas,

@@ -1,14 +1,13 @@
 import { z } from 'zod';
-import { invalidArgument } from '../errors.ts';
-import { checkUuid } from '../ids.ts';
-import type { MediaLookup } from '../media/lookup.ts';
-import type { MediaUrls } from '../media/signing.ts';
-import { timestamp } from '../schemas.ts';
-import { route } from '../http/rest.ts';
-import { chargeCost, costHeaders, pointsOfDatabaseTime } from '../limits/cost.ts';
-import { countCost } from './count-cost.ts';
-import { parseFilter } from './filter/index.ts';
-import { isActivityId } from './ids.ts';
+import { invalidArgument } from '../../errors.ts';
+import { checkUuid } from '../../ids.ts';
+import type { MediaLookup } from '../../media/lookup.ts';
+import { timestamp } from '../../schemas.ts';
+import { route } from '../rest.ts';
+import { chargeCost, costHeaders, pointsOfDatabaseTime } from '../../limits/cost.ts';
+import { countCost } from '../../activities/count-cost.ts';
+import { parseFilter } from '../../filter/index.ts';
+import { isActivityId } from '../../activity-ids.ts';
 import {
   activityDetailJson,
   activityDetailSchema,
@@ -17,8 +16,14 @@ import {
   extraFieldNames,
   type ActivityRecord,
   type ExtraField,
-} from './model.ts';
-import { ingestBatch, ingestItemSchema, ingestResultSchema, MAX_BATCH_ITEMS } from './batch.ts';
+  type MediaUrls,
+} from '../../activities/model.ts';
+import {
+  ingestBatch,
+  ingestItemSchema,
+  ingestResultSchema,
+  MAX_BATCH_ITEMS,
+} from '../../activities/batch.ts';
 import {
   checkAccessoryIds,
   DEFAULT_LIMIT,
@@ -26,8 +31,8 @@ import {
   MAX_COUNT_RANGE_DAYS,
   MAX_TIMELINE_ACCESSORIES,
   type ListRequest,
-} from './service.ts';
-import { countGroups, operators } from './store.ts';
+} from '../../activities/service.ts';
+import { countGroups, operators } from '../../activities/store.ts';
 
 const activityId = z.string().refine(isActivityId, 'must be an activityId (YYYYMMDDTHHMMSSZ)');
 

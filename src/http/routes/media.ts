@@ -1,17 +1,17 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
-import { admit } from '../context.ts';
-import type { Services } from '../services.ts';
-import { AppError, methodNotAllowed, notFound } from '../errors.ts';
-import { sendJson } from '../http/json.ts';
-import { checkPathParameter } from '../http/parameters.ts';
-import { rateLimitHeaders } from '../limits/rate.ts';
-import { clientDigest } from './digest.ts';
-import { MediaExports, type ExportAccess } from './export.ts';
-import type { MediaAccess } from './lookup.ts';
-import { contentTypeOf, objectKey, type MediaKind, type MediaTarget } from './model.ts';
-import { notModified, parseRange, rangeStillValid } from './range.ts';
-import { ObjectMissing, type MediaStore } from './store.ts';
+import { admit } from '../../context.ts';
+import type { Services } from '../../services.ts';
+import { AppError, methodNotAllowed, notFound } from '../../errors.ts';
+import { sendJson } from '../json.ts';
+import { checkPathParameter } from '../parameters.ts';
+import { rateLimitHeaders } from '../../limits/rate.ts';
+import { clientDigest } from '../../media/digest.ts';
+import { MediaExports, type ExportAccess } from '../../media/export.ts';
+import type { MediaAccess } from '../../media/lookup.ts';
+import { contentTypeOf, objectKey, type MediaKind, type MediaTarget } from '../../media/model.ts';
+import { notModified, parseRange, rangeStillValid } from '../../media/range.ts';
+import { ObjectMissing, type MediaStore } from '../../media/store.ts';
 
 /**
  * The media paths, under `/api/accessories/{accessoryId}/activities/{activityId}`:

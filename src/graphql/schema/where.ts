@@ -1,14 +1,14 @@
-import { MAX_LIST_ITEMS } from '../activities/filter/index.ts';
+import { MAX_LIST_ITEMS } from '../../filter/index.ts';
 import type {
   ComparisonOperator,
   FilterNode,
   ListAttribute,
   ScalarAttribute,
-} from '../activities/filter/index.ts';
-import { invalidArgument } from '../errors.ts';
-import { builder } from '../graphql/builder.ts';
-import { GRID_CELLS } from './geometry.ts';
-import { isZoneId } from './validation.ts';
+} from '../../filter/index.ts';
+import { invalidArgument } from '../../errors.ts';
+import { builder } from '../builder.ts';
+import { GRID_CELLS } from '../../zones/geometry.ts';
+import { isZoneId } from '../../zones/validation.ts';
 
 /**
  * `Accessory.activities(where: ActivityWhere)`: the typed form of a filter. It compiles to the

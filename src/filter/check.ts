@@ -1,5 +1,5 @@
-import { isUuid } from '../../ids.ts';
-import { isActivityId } from '../ids.ts';
+import { isUuid } from '../ids.ts';
+import { isActivityId } from '../activity-ids.ts';
 import type { AttributeKind, Literal } from './ast.ts';
 import { excerpt, filterError } from './lexer.ts';
 import type { LiteralToken } from './lexer.ts';

@@ -1,11 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  compileFilter,
-  evaluateFilter,
-  parseFilter,
-  printFilter,
-} from '../../src/activities/filter/index.ts';
+import { compileFilter, evaluateFilter, parseFilter, printFilter } from '../../src/filter/index.ts';
 import type {
   ComparisonOperator,
   FilterNode,
@@ -14,7 +9,7 @@ import type {
   Literal,
   ScalarAttribute,
   SqlBuilder,
-} from '../../src/activities/filter/index.ts';
+} from '../../src/filter/index.ts';
 import { AppError } from '../../src/errors.ts';
 
 const compare = (

@@ -1,18 +1,23 @@
-import { AppError, invalidArgument } from '../errors.ts';
+import { AppError, invalidArgument } from '../../errors.ts';
 import {
   deprecatedEventTypes,
   recordedEventTypes,
   type RecordedEventType,
-} from '../events/types.ts';
-import { builder, scopedLoader } from '../graphql/builder.ts';
-import { callerOf, motionAllowed } from './caller.ts';
+} from '../../events/types.ts';
+import { builder, scopedLoader } from '../builder.ts';
+import { callerOf, motionAllowed } from '../../http/caller.ts';
 import {
   MAX_PER_SECOND_MAX,
   OVERLAP_SECONDS_DEFAULT,
   OVERLAP_SECONDS_MAX,
-} from './registration.ts';
-import { MAX_DELIVERIES_PAGE, TEST_EVENT_TYPE } from './service.ts';
-import type { AttemptView, DeliveryView, RegistrationView, ReplayView } from './views.ts';
+} from '../../notifications/registration.ts';
+import { MAX_DELIVERIES_PAGE, TEST_EVENT_TYPE } from '../../notifications/service.ts';
+import type {
+  AttemptView,
+  DeliveryView,
+  RegistrationView,
+  ReplayView,
+} from '../../notifications/views.ts';
 
 /** The contract's event types, by their wire names. */
 export const EventTypeRef = builder.enumType('EventType', {

@@ -1,12 +1,12 @@
-import type { RequestContext } from '../context.ts';
-import { invalidArgument } from '../errors.ts';
-import { builder } from '../graphql/builder.ts';
-import type { LiveCarrier } from '../graphql/live.ts';
-import { EventTypeRef } from '../notifications/schema.ts';
-import { poolRows } from '../storage/database.ts';
-import { LiveEventFilter } from './filter.ts';
-import type { LiveEvent, Stream } from './live/stream.ts';
-import { StreamEnd, type LiveSubscription } from './live/subscription.ts';
+import type { RequestContext } from '../../context.ts';
+import { invalidArgument } from '../../errors.ts';
+import { builder } from '../builder.ts';
+import type { LiveCarrier } from '../live.ts';
+import { EventTypeRef } from './notifications.ts';
+import { poolRows } from '../../storage/database.ts';
+import { LiveEventFilter } from '../../events/filter.ts';
+import type { LiveEvent, Stream } from '../../events/live/stream.ts';
+import { StreamEnd, type LiveSubscription } from '../../events/live/subscription.ts';
 
 const FILTER_DESCRIPTION =
   ' With `filter`, only the events matching it: the filter language of Accessory.activities plus accessoryId, evaluated against the activity of activity_* events and the accessoryId and motionZones of motion_* events; other events (account_deleted, zones_saved) always pass.';

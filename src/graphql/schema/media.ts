@@ -1,6 +1,6 @@
-import { AccessoryRef } from '../accessories/schema.ts';
-import { builder } from '../graphql/builder.ts';
-import type { MediaUrls } from './signing.ts';
+import { AccessoryRef } from './accessories.ts';
+import { builder } from '../builder.ts';
+import type { MediaUrls } from '../../activities/model.ts';
 
 /** `Activity.media`: signed URLs, usable in `<img>` and `<video>` tags. */
 export const ActivityMediaRef = builder.objectRef<MediaUrls>('ActivityMedia').implement({

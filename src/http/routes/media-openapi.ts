@@ -6,13 +6,13 @@ import {
   pathParametersOf,
   type DocumentedOperation,
   type ErrorResponse,
-} from '../http/openapi.ts';
-import { timestamp, uuid } from '../schemas.ts';
-import { EXPORT_RETRY_AFTER_S } from './export.ts';
-import { CACHE_FINISHED, CACHE_IN_PROGRESS, PACKAGING_RETRY_AFTER_S } from './routes.ts';
-import type { MediaKind } from './model.ts';
+} from '../openapi.ts';
+import { timestamp, uuid } from '../../schemas.ts';
+import { EXPORT_RETRY_AFTER_S } from '../../media/export.ts';
+import { CACHE_FINISHED, CACHE_IN_PROGRESS, PACKAGING_RETRY_AFTER_S } from './media.ts';
+import type { MediaKind } from '../../media/model.ts';
 
-// The media operations of /openapi.json, as routes.ts serves them.
+// The media operations of /openapi.json, as media.ts beside it serves them.
 
 const base = '/api/accessories/{accessoryId}/activities/{activityId}';
 

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { activityDetailSchema, activitySchema } from '../activities/model.ts';
-import { timestamp, uuid } from '../schemas.ts';
-import { attemptErrors } from '../notifications/delivery/policy.ts';
-import { accessoryZonesSchema } from '../zones/model.ts';
-import { deprecatedEventTypes, type RecordedEventType } from './types.ts';
+import { activityDetailSchema, activitySchema } from '../../activities/model.ts';
+import { timestamp, uuid } from '../../schemas.ts';
+import { attemptErrors } from '../../notifications/delivery/policy.ts';
+import { accessoryZonesSchema } from '../../zones/model.ts';
+import { deprecatedEventTypes, type RecordedEventType } from '../../events/types.ts';
 
 /**
  * The event catalog: what every event type's `eventData` is, as a zod schema, and what carries

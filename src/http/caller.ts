@@ -1,5 +1,5 @@
 import type { RequestContext } from '../context.ts';
-import type { Caller } from './views.ts';
+import type { Caller } from '../notifications/views.ts';
 
 /**
  * The caller as the notification service takes it, for REST and GraphQL: its own account

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { timestamp, uuid } from '../schemas.ts';
-import { route } from '../http/rest.ts';
-import type { AccessoryView } from './service.ts';
+import { timestamp, uuid } from '../../schemas.ts';
+import { route } from '../rest.ts';
+import type { AccessoryView } from '../../accessories/service.ts';
 
 const accessorySchema = z
   .strictObject({ accessoryId: uuid, deviceId: z.string(), name: z.string(), createdAt: timestamp })

@@ -1,8 +1,8 @@
-import { AccessoryRef } from '../accessories/schema.ts';
-import { builder } from '../graphql/builder.ts';
-import type { Vertex } from './geometry.ts';
-import type { AccessoryZonesView, ZoneView } from './service.ts';
-import { MAX_VERTICES, MAX_ZONES } from './validation.ts';
+import { AccessoryRef } from './accessories.ts';
+import { builder } from '../builder.ts';
+import type { Vertex } from '../../zones/geometry.ts';
+import type { AccessoryZonesView, ZoneView } from '../../accessories/zones.ts';
+import { MAX_VERTICES, MAX_ZONES } from '../../zones/validation.ts';
 
 const VertexRef = builder.objectRef<Vertex>('Vertex').implement({
   description: 'A point of the frame: x and y in [0, 1], (0, 0) the top-left corner.',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { uuid } from '../schemas.ts';
-import { route } from '../http/rest.ts';
-import { MAX_RETENTION_DAYS } from './service.ts';
+import { uuid } from '../../schemas.ts';
+import { route } from '../rest.ts';
+import { MAX_RETENTION_DAYS } from '../../accounts/service.ts';
 
 const accountJson = z
   .strictObject({

@@ -1,10 +1,10 @@
-import { purgeIdempotencyKeys } from '../activities/batch.ts';
-import { purgeExpiredActivities } from '../activities/retention.ts';
-import { purgeEventLog } from '../events/log.ts';
-import { purgeDeliveryLog } from '../notifications/delivery/queue/purge.ts';
-import type { Services } from '../services.ts';
-import { createPartitionsAhead } from '../storage/partitions.ts';
-import type { PeriodicJob } from './scheduler.ts';
+import { purgeIdempotencyKeys } from './activities/batch.ts';
+import { purgeExpiredActivities } from './activities/retention.ts';
+import { purgeEventLog } from './events/log.ts';
+import { purgeDeliveryLog } from './notifications/delivery/queue/purge.ts';
+import type { Services } from './services.ts';
+import { createPartitionsAhead } from './storage/partitions.ts';
+import type { PeriodicJob } from './jobs/scheduler.ts';
 
 /** The longest media objects wait for deletion once their rows are gone. */
 const MEDIA_GARBAGE_EVERY_MS = 60_000;

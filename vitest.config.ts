@@ -26,7 +26,11 @@ export default defineConfig({
         extends: true,
         // The other files share their worker's modules: importing the service once per worker
         // instead of once per file saves about two minutes of a run's four.
-        test: { name: 'shared', include: ['test/**/*.test.ts'], exclude: isolated, isolate: false },
+        test: {
+          name: 'shared',
+          include: ['test/**/*.test.ts', ...isolated.map((glob) => `!${glob}`)],
+          isolate: false,
+        },
       },
       { extends: true, test: { name: 'isolated', include: isolated } },
     ],

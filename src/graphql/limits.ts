@@ -300,9 +300,9 @@ export function operationLimits(
         let first = true;
         setExecuteFn(async (execution) => {
           const context = execution.contextValue as object;
-          if (!first) await refusals.again(context, cost);
-          const answered = first;
+          const update = !first;
           first = false;
+          if (update) await refusals.again(context, cost);
           const meter: Meter = { estimated: 0, measured: 0, databaseMs: 0 };
           meters.set(context, meter);
           const end = await refusals.begin(context, cost);
@@ -321,7 +321,7 @@ export function operationLimits(
           }
           if (isAsyncIterable(result)) return result;
           const actual = actualCost(cost, meter, config.unpricedDatabaseMs);
-          if (!answered) {
+          if (update) {
             // A live query's update carries no cost: only a difference is settled.
             if (actual !== cost) await refusals.settle(context, cost, actual);
             return result;

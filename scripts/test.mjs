@@ -1,10 +1,10 @@
-// `npm test`: lint, the type check and the suite, one after the other as `&&` would run them,
-// each timed. Then where the suite's time went, from vitest's JSON report: the slowest files,
-// each with what its tests took and what the rest of the file took (imports, start-up and
-// tear-down in hooks). A file over FILE_BUDGET_S that test/slow-files.json does not list with a
-// reason fails the run on CI (CI=true) and is named on a developer's machine. Arguments go to
-// vitest (`npm test -- test/limits` runs a folder's files after the checks).
-import { spawnSync } from 'node:child_process';
+// `npm test`: lint and the type check (their commands at once), then the suite, each timed.
+// Then where the suite's time went, from vitest's JSON report: the slowest files, each with what
+// its tests took and what the rest of the file took (imports, start-up and tear-down in hooks).
+// A file over FILE_BUDGET_S that test/slow-files.json does not list with a reason fails the run
+// on CI (CI=true) and is named on a developer's machine. Arguments go to vitest (`npm test --
+// test/limits` runs a folder's files after the checks).
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -14,30 +14,65 @@ const SHOWN = 12;
 const root = path.resolve(import.meta.dirname, '..');
 const bin = (name) => path.join(root, 'node_modules', '.bin', name);
 
-const checks = [
-  ['lint', 'npm', ['run', '-s', 'lint']],
-  ['typecheck', 'npm', ['run', '-s', 'typecheck']],
-];
-// CI's second and third lines run the suite only: the checks do not depend on the Node line.
-const phases = [
-  ...(process.env.TEST_SKIP_CHECKS ? [] : checks),
-  ['suite', bin('vitest'), ['run', ...process.argv.slice(2)]],
-];
+/**
+ * The checks are the commands of `npm run lint` and `npm run typecheck` (package.json), run at
+ * once: each is a process of its own that mostly computes, and one after the other they left a
+ * core idle. Their output is printed when all have ended, command by command.
+ */
+const scripts = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).scripts;
+const checks = ['lint', 'typecheck'].flatMap((name) => scripts[name].split(' && '));
 const took = [];
 let status = 0;
-for (const [name, command, args] of phases) {
+// CI's second and third lines run the suite only: the checks do not depend on the Node line.
+if (!process.env.TEST_SKIP_CHECKS) {
   const started = performance.now();
-  const { status: code, signal } = spawnSync(command, args, { cwd: root, stdio: 'inherit' });
-  took.push(`${name} ${seconds(performance.now() - started)}`);
-  if (code !== 0) {
-    status = code ?? 1;
-    console.error(`npm test: ${name} failed${signal ? ` (${signal})` : ''}`);
-    break;
+  const ran = await Promise.all(checks.map(runCheck));
+  for (const { command, output, code } of ran) {
+    process.stdout.write(output);
+    if (code !== 0) {
+      status = code ?? 1;
+      console.error(`npm test: ${command} failed`);
+    }
+  }
+  const each = ran.map(({ command, ms }) => `${command.split(' ')[0]} ${seconds(ms)}`);
+  took.push(`checks ${seconds(performance.now() - started)} (at once: ${each.join(', ')})`);
+}
+if (status === 0) {
+  const started = performance.now();
+  const suite = spawnSync(bin('vitest'), ['run', ...process.argv.slice(2)], {
+    cwd: root,
+    stdio: 'inherit',
+  });
+  took.push(`suite ${seconds(performance.now() - started)}`);
+  if (suite.status !== 0) {
+    status = suite.status ?? 1;
+    console.error(`npm test: suite failed${suite.signal ? ` (${suite.signal})` : ''}`);
   }
 }
 console.log(`\nnpm test phases: ${took.join(', ')}`);
 if (!fileReport()) status ||= 1;
 process.exit(status);
+
+/** Runs a check's command as npm would (node_modules/.bin on the PATH), its output kept. */
+function runCheck(command) {
+  const started = performance.now();
+  return new Promise((resolve) => {
+    const child = spawn(command, {
+      cwd: root,
+      shell: true,
+      env: {
+        ...process.env,
+        PATH: `${path.dirname(bin('x'))}${path.delimiter}${process.env.PATH}`,
+      },
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    child.on('close', (code) =>
+      resolve({ command, output, code, ms: performance.now() - started }),
+    );
+  });
+}
 
 function seconds(ms) {
   return `${(ms / 1000).toFixed(1)} s`;

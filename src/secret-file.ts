@@ -1,4 +1,5 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { link, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 const code = (err: unknown) => (err as NodeJS.ErrnoException).code;
@@ -7,7 +8,8 @@ const code = (err: unknown) => (err as NodeJS.ErrnoException).code;
  * A secret kept in a file of the data directory (the development token secret, the secrets key,
  * the media URL secret): the file's text, trimmed and checked by `parse`, or else a new one
  * (`create()`) written with mode 0600. Several processes sharing DATA_DIR may start at once: the
- * file is created exclusively, and a process that finds it was created first takes that one.
+ * new secret is written whole to a file of its own, then linked to the name, which only one link
+ * can take; a process whose link finds the name taken reads the secret already there, whole.
  */
 export async function loadOrCreateSecretFile<T>(
   file: string,
@@ -26,12 +28,16 @@ export async function loadOrCreateSecretFile<T>(
   }
   const text = create();
   await mkdir(path.dirname(file), { recursive: true });
+  const written = `${file}.${randomUUID()}`;
+  await writeFile(written, text, { mode: 0o600, flag: 'wx' });
   try {
-    await writeFile(file, text, { mode: 0o600, flag: 'wx' });
+    await link(written, file);
   } catch (err) {
     // Another process sharing DATA_DIR created it first: take theirs.
     if (code(err) === 'EEXIST') return { value: await read(), generated: false };
     throw err;
+  } finally {
+    await rm(written, { force: true });
   }
   return { value: parse(text.trim()), generated: true };
 }

@@ -149,10 +149,13 @@ describe('dev mode', () => {
   });
 
   it('agrees on one generated secret when several processes start at once', async () => {
-    const dataDir = await tempDir();
-    const loaded = await Promise.all([1, 2, 3].map(() => loadDevSecret(dataDir)));
-    expect(loaded.filter((l) => l.generated)).toHaveLength(1);
-    expect(new Set(loaded.map((l) => Buffer.from(l.secret).toString('hex'))).size).toBe(1);
+    // Each finds the file whole: none reads it between its creation and its content.
+    for (let round = 0; round < 10; round++) {
+      const dataDir = await tempDir();
+      const loaded = await Promise.all(Array.from({ length: 8 }, () => loadDevSecret(dataDir)));
+      expect(loaded.filter((l) => l.generated)).toHaveLength(1);
+      expect(new Set(loaded.map((l) => Buffer.from(l.secret).toString('hex'))).size).toBe(1);
+    }
   });
 
   it('prefers a configured secret over the file', async () => {

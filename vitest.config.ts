@@ -24,8 +24,8 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        // The other files share their worker's modules: importing the service once per worker
-        // instead of once per file saves about two minutes of a run's four.
+        // The other files share their worker's modules: the service is imported once per worker,
+        // not once per file (the time spent importing, summed over the files: 90 s before, 17 s).
         test: {
           name: 'shared',
           include: ['test/**/*.test.ts', ...isolated.map((glob) => `!${glob}`)],

@@ -12,7 +12,8 @@ import { performance } from 'node:perf_hooks';
 const FILE_BUDGET_S = 90;
 const SHOWN = 12;
 const root = path.resolve(import.meta.dirname, '..');
-const bin = (name) => path.join(root, 'node_modules', '.bin', name);
+const binDir = path.join(root, 'node_modules', '.bin');
+const bin = (name) => path.join(binDir, name);
 
 /**
  * The checks are the commands of `npm run lint` and `npm run typecheck` (package.json), run at
@@ -62,7 +63,7 @@ function runCheck(command) {
       shell: true,
       env: {
         ...process.env,
-        PATH: `${path.dirname(bin('x'))}${path.delimiter}${process.env.PATH}`,
+        PATH: `${binDir}${path.delimiter}${process.env.PATH}`,
       },
     });
     let output = '';

@@ -545,7 +545,8 @@ function limitsConfig(env: Env): LimitsConfig {
       maxTokens: int(env, 'GRAPHQL_MAX_TOKENS', 2000),
       maxCost,
       maxCostInFlight: int(env, 'GRAPHQL_MAX_COST_IN_FLIGHT', maxCost),
-      unpricedDatabaseMs: int(env, 'GRAPHQL_UNPRICED_DATABASE_MS', 50),
+      // Up to the longest a statement may run (DATABASE_STATEMENT_TIMEOUT_MS).
+      unpricedDatabaseMs: intWithin(env, 'GRAPHQL_UNPRICED_DATABASE_MS', 50, 0, 3_600_000),
     },
     overloadLagMs: int(env, 'OVERLOAD_LAG_MS', 500),
   };

@@ -32,6 +32,18 @@ describe('loadConfig', () => {
     }
   });
 
+  it('takes GRAPHQL_UNPRICED_DATABASE_MS from 0 to 3600000 ms, and refuses others naming it', () => {
+    const unpriced = (value?: string) =>
+      loadConfig(value === undefined ? {} : { GRAPHQL_UNPRICED_DATABASE_MS: value }).limits.graphql
+        .unpricedDatabaseMs;
+    expect(unpriced()).toBe(50);
+    expect(unpriced('0')).toBe(0);
+    expect(unpriced('3600000')).toBe(3_600_000);
+    for (const value of ['3600001', '-1', '2.5', 'none']) {
+      expect(() => unpriced(value), value).toThrow(/^GRAPHQL_UNPRICED_DATABASE_MS must be/);
+    }
+  });
+
   it('takes LIVE_CHECK_MS from 100 to 60000 ms, and refuses others naming it', () => {
     expect(loadConfig({}).live.checkMs).toBe(1000);
     expect(loadConfig({ LIVE_CHECK_MS: '100' }).live.checkMs).toBe(100);

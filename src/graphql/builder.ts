@@ -19,7 +19,10 @@ export interface GraphQLContext extends RequestContext<ReadServices> {
   mediaUrls: MediaUrlLoader;
   /** The request's Idempotency-Key header (`ingestBatch`), if any. */
   idempotencyKey?: string;
-  /** Over HTTP: aborted once the client has gone away before its answer went out. */
+  /**
+   * Over HTTP: aborted once the client has gone away before its answer went out. A live query's
+   * update: aborted once no live query wants it (live-query.ts).
+   */
   signal?: AbortSignal;
 }
 

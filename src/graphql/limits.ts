@@ -53,7 +53,8 @@ export interface LimitRefusals {
   begin(context: unknown, cost: number): Promise<() => void>;
   /**
    * Takes a live query's next execution's cost from its caller's budget, resolving once the
-   * budget had it (a caller out of budget gets its next update later, not an error).
+   * budget had it (a caller out of budget gets its next update later, not an error); it stops
+   * waiting, rejecting, once the context's signal aborts (the live query's clients have left).
    */
   again(context: unknown, cost: number): Promise<void>;
   /**

@@ -127,7 +127,9 @@ class Shares {
     return {
       share: taken,
       release: () => {
-        if (--taken.users === 0 && this.#byKey.get(key) === taken) this.#byKey.delete(key);
+        if (--taken.users > 0) return;
+        taken.abandon();
+        if (this.#byKey.get(key) === taken) this.#byKey.delete(key);
       },
     };
   }
@@ -158,7 +160,13 @@ async function startLiveQuery(
       return { errors: [asGraphQLError(err)] };
     }
   };
-  const query = new LiveQuery(() => run(renewedContext(context)), patch, options);
+  // An update's context carries its share's signal: an update that waits for its caller's
+  // budget (limits.ts) stops waiting when no live query wants it any more.
+  const query = new LiveQuery(
+    (signal) => run({ ...renewedContext(context), signal }),
+    patch,
+    options,
+  );
   let events: LiveSubscription;
   let holding: LiveQueryHolding;
   try {
@@ -246,7 +254,7 @@ class LiveQuery implements AsyncIterableIterator<ExecutionResult> {
   #revision = 0;
 
   constructor(
-    private readonly execute: () => Promise<ExecutionResult>,
+    private readonly execute: (signal: AbortSignal) => Promise<ExecutionResult>,
     private readonly patch: boolean,
     private readonly options: LiveQueryOptions,
   ) {}

@@ -18,6 +18,8 @@ export class SharedExecution {
   /** The live queries that share it. */
   users = 0;
   #latest: { startedAt: number; shared: Promise<SharedResult> } | undefined;
+  /** Aborted once no live query shares it: what an execution still waits for is not needed. */
+  readonly #abandoned = new AbortController();
 
   constructor(
     private readonly minIntervalMs: number,
@@ -35,12 +37,23 @@ export class SharedExecution {
     return this.#latest ? this.#latest.startedAt + this.minIntervalMs - this.now() : 0;
   }
 
-  /** Starts an execution (`execute` does not throw: errors are a result) for all to share. */
-  run(execute: () => Promise<ExecutionResult>): Promise<SharedResult> {
+  /**
+   * Starts an execution (`execute` does not throw: errors are a result) for all to share; its
+   * signal is aborted when the last of them leaves.
+   */
+  run(execute: (signal: AbortSignal) => Promise<ExecutionResult>): Promise<SharedResult> {
     const startedAt = this.now();
-    const shared = execute().then((result) => ({ result, json: resultJson(result) }));
+    const shared = execute(this.#abandoned.signal).then((result) => ({
+      result,
+      json: resultJson(result),
+    }));
     this.#latest = { startedAt, shared };
     return shared;
+  }
+
+  /** The last live query that shared it has left. */
+  abandon(): void {
+    this.#abandoned.abort();
   }
 }
 

@@ -160,15 +160,16 @@ export function createGraphQL(
             .settle(principal, actual - requested)
             .then((settled) => settled && throttleStatus(settled));
         },
+        // Waits for the budget, until the live query's last client has left (its signal).
         again: async (context, cost) => {
-          const { principal } = context as GraphQLContext;
+          const { principal, signal } = context as GraphQLContext;
           for (;;) {
             const { cost: taken } = await services.rateLimiter.take(principal, {
               request: false,
               cost,
             });
             if (!taken || taken.allowed) return;
-            await sleep(taken.retryAfterMs);
+            await sleep(taken.retryAfterMs, undefined, { signal });
           }
         },
         begin: async (context, cost) => {

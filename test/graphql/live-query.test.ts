@@ -7,7 +7,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { applyLiveQueryJSONPatch } from '@n1ru4l/graphql-live-query-patch-json-patch';
 import { parse, print, type ExecutionResult } from 'graphql';
 import { createClient as createSseClient } from 'graphql-sse';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { signDevToken } from '../../src/accounts/auth.ts';
 import { operationCost } from '../../src/graphql/limits.ts';
 import { schema } from '../../src/graphql/schema.ts';
@@ -20,7 +20,7 @@ import {
 } from '../events/live-helpers.ts';
 import { graphql } from '../generated/index.ts';
 import { backends, startApp, TEST_SECRET, type Backend, type TestApp } from '../helpers/app.ts';
-import { gql } from '../helpers/client.ts';
+import { gql, postGraphQL } from '../helpers/client.ts';
 import { ok, seedAccessory } from '../helpers/fixtures.ts';
 import { DeleteAccount, ReportMotion, UpdateActivity } from '../notifications/helpers.ts';
 
@@ -501,6 +501,52 @@ describe.each(backends)('what live queries cost (%s)', (backend) => {
     expect(runs).toBeLessThanOrEqual(Math.floor(0.2 + 0.6 * seconds) + 1);
     expect(runs).toBeGreaterThan(0);
     expect(live.errors).toEqual([]);
+  });
+
+  it('an update waiting for the budget is given up when its client leaves', async () => {
+    const t = app();
+    const s = await seedAccessory(t, 'lq-gone', 'cam');
+    // A whole page, so that each execution costs its price (a shorter one is charged less).
+    const first = Date.now() - 200 * 60_000;
+    const batch = await postGraphQL(
+      t.url,
+      s.ingest,
+      'mutation Seed($items: [JSON!]!) { ingestBatch(items: $items) { ok } }',
+      {
+        items: Array.from({ length: 100 }, (_, i) => ({
+          op: 'createActivity',
+          accessoryId: s.accessoryId,
+          input: { createdAt: new Date(first + i * 60_000).toISOString() },
+        })),
+      },
+    );
+    expect(await batch.json()).toMatchObject({
+      data: { ingestBatch: Array(100).fill({ ok: true }) },
+    });
+    const reader = await t.token(['activities_basic'], 'lq-gone', 'lq-gone-live');
+    const ws = wsClient(t.url, `Bearer ${reader}`);
+    sockets.push(ws);
+    const live = overWebSocket(ws, pageQuery, {});
+    streams.push(live);
+    await waitFor(() => live.items.length === 1, 'the first result');
+    // The first result left 0.2 executions of budget: the update this change asks for waits
+    // about 1.3 s for the rest. The client leaves (`complete`, the socket stays) meanwhile.
+    const seen = await invalidations(t);
+    await createActivities(t, s.ingest, s.accessoryId, 1);
+    await vi.waitFor(async () => expect(await invalidations(t)).toBeGreaterThan(seen), {
+      interval: 10,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    live.stop();
+    await waitFor(() => t.app.services.live.activeSubscriptions === 0, 'the live query to end');
+    // Past the update's wait: had it run after all, its cost would not have come back yet. The
+    // budget is whole again by now in any case else (0.2 + 1.5 s × 0.6 executions a second).
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const answer = await postGraphQL(t.url, reader, '{ viewer { accountId } }');
+    const { extensions } = (await answer.json()) as {
+      extensions: { cost: { throttleStatus: { currentlyAvailable: number } } };
+    };
+    expect(extensions.cost.throttleStatus.currentlyAvailable).toBeGreaterThan(0.9 * cost);
   });
 });
 

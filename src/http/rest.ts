@@ -5,7 +5,8 @@ import { admit, answerCaller, type RequestContext } from '../context.ts';
 import { invalidArgument, methodNotAllowed, notFound } from '../errors.ts';
 import { parseInput } from '../schemas.ts';
 import type { Services } from '../services.ts';
-import { asCaller } from '../storage/tenancy.ts';
+import { costHeaders, pointsOfDatabaseTime } from '../limits/cost.ts';
+import { asCaller, meteredCaller } from '../storage/tenancy.ts';
 import { readJsonBody } from './body.ts';
 import type { HttpHandler } from './handler.ts';
 import { sendJson } from './json.ts';
@@ -42,6 +43,11 @@ export interface RestRoute<B extends z.ZodType = z.ZodType, R extends z.ZodType 
   ndjson?: boolean;
   /** The JSON body of a 200; without one the operation answers 204 No Content. */
   response?: R;
+  /**
+   * It charges its cost itself, its statements' time included (counts). Any other route pays,
+   * after it ran, for its statements' time past GRAPHQL_UNPRICED_DATABASE_MS.
+   */
+  priced?: true;
   handle(
     ctx: RequestContext<Services>,
     input: {
@@ -132,24 +138,46 @@ export class RestRouter {
       }
     };
     let signal: AbortSignal | undefined;
+    let databaseMs = 0;
+    const caller = answerCaller(ctx.principal, res);
     try {
       // Its statements are the caller's: a fair share of the pools, stopped if the client goes.
-      return await asCaller(answerCaller(ctx.principal, res), () =>
-        match.route.handle(ctx, {
-          params: match.params,
-          query,
-          body,
-          headers: req.headers,
-          idle,
-          get signal() {
-            return (signal ??= closeSignal(res));
-          },
-        }),
+      const result = await asCaller(
+        match.route.priced ? caller : meteredCaller(caller, (ms) => (databaseMs += ms)),
+        () =>
+          match.route.handle(ctx, {
+            params: match.params,
+            query,
+            body,
+            headers: req.headers,
+            idle,
+            get signal() {
+              return (signal ??= closeSignal(res));
+            },
+          }),
       );
+      return await chargeDatabaseTime(services, ctx, result, databaseMs);
     } finally {
       end();
     }
   }
+}
+
+/**
+ * Charges a request its statements' time past GRAPHQL_UNPRICED_DATABASE_MS (a page whose filter
+ * matches few rows reads many to fill it), and says so in its answer's cost headers.
+ */
+async function chargeDatabaseTime(
+  services: Services,
+  ctx: RequestContext<Services>,
+  result: RestResult,
+  databaseMs: number,
+): Promise<RestResult> {
+  const overMs = databaseMs - services.config.limits.graphql.unpricedDatabaseMs;
+  if (overMs <= 0) return result;
+  const actual = pointsOfDatabaseTime(overMs);
+  const left = await services.rateLimiter.settle(ctx.principal, actual);
+  return { ...result, headers: { ...result.headers, ...costHeaders(0, actual, left) } };
 }
 
 /**

@@ -465,9 +465,6 @@ describe.each(backends)('what live queries cost (%s)', (backend) => {
   // twenty a second). The camera's writes have a budget of their own, a thousand times larger.
   const { sockets, streams, app } = liveApp(backend, {
     LIVE_QUERY_MIN_INTERVAL_MS: '50',
-    // Each update costs its price, however slow a loaded machine makes its statements (what
-    // database time costs is test/limits/cost.test.ts's).
-    GRAPHQL_UNPRICED_DATABASE_MS: '3600000',
     RATE_LIMIT_RPS: '100',
     RATE_LIMIT_INGEST_RPS: '100000',
     RATE_LIMIT_COST: String(Math.ceil(cost * 0.6)),

@@ -188,5 +188,19 @@ describe.each(backends)('the cost of counts on %s', (backend) => {
     const found = await postGraphQL(t.url, await reader(), page('relevanceLevel >= 0'));
     const cost = ((await found.json()) as Answer).extensions!.cost;
     expect(cost.actualQueryCost).toBeLessThan(scanned.actualQueryCost / 2);
-  });
+
+    // The same page over REST: no price before, its database time after.
+    const restPage = (filter: string) =>
+      rest(t.url, token, 'POST', '/api/activities', { limit: 1, filter });
+    const restScan = await restPage('relevanceLevel >= 100');
+    expect(restScan.status).toBe(200);
+    expect(restScan.headers.get('cost-requested')).toBe('0');
+    expect(Number(restScan.headers.get('cost-actual'))).toBeGreaterThan(500);
+    expect(costLeft(restScan.headers.get('ratelimit'))).toBeLessThan(5000 - 500);
+    const restFound = await restPage('relevanceLevel >= 0');
+    expect(restFound.status).toBe(200);
+    expect(Number(restFound.headers.get('cost-actual') ?? 0)).toBeLessThan(
+      Number(restScan.headers.get('cost-actual')) / 2,
+    );
+  }, 120_000);
 });

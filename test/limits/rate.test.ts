@@ -114,7 +114,7 @@ describe.each(backends)('GraphQL cost budget on %s', (backend) => {
       expect((await postGraphql(t.url, reader, '{ viewer { clientId } }')).status).toBe(200);
       const other = await t.token(['activities_basic'], 'user-1', 'other-client');
       expect((await postGraphql(t.url, other, query)).status).toBe(200);
-      // REST requests are not priced.
+      // REST requests have no price before they run.
       expect((await rest(t.url, reader, 'GET', '/api/accessories')).status).toBe(200);
     } finally {
       await t.close();

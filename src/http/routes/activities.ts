@@ -243,6 +243,7 @@ export const activityRoutes = [
     scopes: ['activities_basic'],
     body: countsBody,
     response: countsAnswer,
+    priced: true,
     async handle(ctx, { body }) {
       const request = {
         from: new Date(body.from),

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import type * as WorkerThreads from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { pointsOfDatabaseTime } from '../../src/limits/cost.ts';
 import { backends, freshPostgres, startApp, type TestApp } from '../helpers/app.ts';
 import { postGraphQL } from '../helpers/client.ts';
 import { seedAccessory, seedActivities } from '../helpers/fixtures.ts';
@@ -185,6 +186,44 @@ describe.runIf(backends.includes('postgres'))('GraphQL worker threads on postgre
     expect((await post(threaded, reader, LIGHT, { id: accessoryId })).status).toBe(200);
     await seedActivities(threaded, (await seedAccessory(threaded)).ingest, accessoryId, 1);
     expect(await onWorkers(threaded)).toEqual(before);
+  });
+});
+
+describe.runIf(backends.includes('postgres'))('what a query on a thread costs', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startApp('postgres', {
+      GRAPHQL_WORKERS: '1',
+      GRAPHQL_WORKER_MIN_COST: '100',
+      RATE_LIMIT_RPS: '100',
+      GRAPHQL_UNPRICED_DATABASE_MS: '50',
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('charges it the time its statements took on the thread, in its answer', async () => {
+    const { accessoryId, ingest } = await seedAccessory(t);
+    await seedActivities(t, ingest, accessoryId, 1);
+    const reader = await t.token(['activities_basic']);
+    const locked = await lockActivities(t);
+    let answer;
+    try {
+      const inFlight = post(t, reader, COSTLY, { id: accessoryId });
+      await locked.settle(1, 500);
+      await locked.release();
+      answer = await inFlight;
+    } finally {
+      await locked.end();
+    }
+    expect(answer.status).toBe(200);
+    const { cost } = JSON.parse(answer.body).extensions;
+    // Half a second waiting for the lock: past its price and the 50 ms it may take unpriced.
+    expect(cost.actualQueryCost).toBeGreaterThanOrEqual(pointsOfDatabaseTime(500));
+    expect(cost.actualQueryCost).toBeGreaterThan(cost.requestedQueryCost);
+    expect(JSON.parse(answer.body).data.a.activities.edges).toHaveLength(1);
   });
 });
 

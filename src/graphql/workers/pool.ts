@@ -15,6 +15,7 @@ import type { Metrics } from '../../metrics.ts';
 import type { Logger } from '../../logger.ts';
 import { AppError } from '../../errors.ts';
 import { requestError } from '../errors.ts';
+import { currentCaller } from '../../storage/tenancy.ts';
 import { currentTraceparent } from '../../telemetry/tracing.ts';
 import type { FromWorker, ToWorker, WorkerData } from './protocol.ts';
 
@@ -146,6 +147,8 @@ export class GraphQLWorkers {
       traceparent: currentTraceparent() ?? undefined,
     };
     const { pending, worker } = thread;
+    // Told the time of the thread's statements, as of those run here (graphql/limits.ts).
+    const caller = currentCaller();
     return new Promise((resolve) => {
       pending.set(id, (reply) => {
         this.metrics.graphqlWorkerOperations.inc({ outcome: reply ? 'ok' : 'failed' });
@@ -153,6 +156,7 @@ export class GraphQLWorkers {
           resolve({ errors: [stopped()] });
           return;
         }
+        caller?.spent?.(reply.databaseMs);
         resolve(result(reply, document.loc?.source));
       });
       worker.postMessage(message);
@@ -196,12 +200,16 @@ function result(reply: Reply, source: Source | undefined): ExecutionResult {
   if (!errors) {
     const json = data ?? 'null';
     let parsed: Record<string, unknown> | undefined;
-    const written: ExecutionResult & { stringify(): string } = {
+    const written: ExecutionResult & { stringify(result: ExecutionResult): string } = {
       // For whoever reads it (nothing on the way out does).
       get data() {
         return (parsed ??= JSON.parse(json) as Record<string, unknown>);
       },
-      stringify: () => `{"data":${json}}`,
+      // Yoga hands it the result to write, with the extensions added since (its cost).
+      stringify: ({ extensions }: ExecutionResult) =>
+        extensions
+          ? `{"data":${json},"extensions":${JSON.stringify(extensions)}}`
+          : `{"data":${json}}`,
     };
     return written;
   }

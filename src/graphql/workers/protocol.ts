@@ -47,4 +47,6 @@ export type FromWorker =
       /** `data` as JSON, if the result has any. */
       data: string | undefined;
       errors: SerializedError[] | undefined;
+      /** Its statements' time on the thread's pools, in milliseconds: what it is charged. */
+      databaseMs: number;
     };

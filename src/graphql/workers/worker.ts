@@ -10,7 +10,7 @@ import { Disposables } from '../../lifecycle.ts';
 import { callerOf } from '../../limits/rate.ts';
 import { createLogger } from '../../logger.ts';
 import { buildReadServices } from '../../services.ts';
-import { asCaller, stayingCaller } from '../../storage/tenancy.ts';
+import { asCaller, meteredCaller, stayingCaller } from '../../storage/tenancy.ts';
 import { continueTrace, fail } from '../../telemetry/tracing.ts';
 import { graphqlContext } from '../builder.ts';
 import { toGraphQLError } from '../errors.ts';
@@ -62,11 +62,15 @@ function compile(query: string, operationName: string | undefined) {
 function execute(message: ExecuteMessage): Promise<FromWorker> {
   return continueTrace('graphql.worker', message.traceparent, async (span) => {
     let result: Result;
+    let databaseMs = 0;
     try {
       const entry = compile(message.query, message.operationName);
       const context = graphqlContext(requestContext(services, message.principal));
-      // The caller's turns on this thread's pools (storage/fair-pool.ts).
-      const caller = stayingCaller(callerOf(message.principal));
+      // The caller's turns on this thread's pools (storage/fair-pool.ts), and their time.
+      const caller = meteredCaller(
+        stayingCaller(callerOf(message.principal)),
+        (ms) => (databaseMs += ms),
+      );
       result = isCompiledQuery(entry)
         ? await asCaller(caller, () => entry.query(undefined, context, message.variables ?? {}))
         : entry;
@@ -74,18 +78,22 @@ function execute(message: ExecuteMessage): Promise<FromWorker> {
       result = { errors: [err] };
     }
     if (span && result.errors?.length) fail(span, result.errors[0]);
-    return reply(message.id, result);
+    return reply(message.id, result, databaseMs);
   });
 }
 
 /** What an execution ends with: a result, or the error it threw. */
 type Result = { data?: unknown; errors?: readonly unknown[] };
 
-/** The result with its data as JSON and its errors as the instance's maskError gives them. */
-function reply(id: number, result: Result): FromWorker {
+/**
+ * The result with its data as JSON and its errors as the instance's maskError gives them, and its
+ * statements' time.
+ */
+function reply(id: number, result: Result, databaseMs: number): FromWorker {
   return {
     type: 'result',
     id,
+    databaseMs,
     data: result.data === undefined ? undefined : JSON.stringify(result.data),
     errors: result.errors?.map((error) => {
       const masked = toGraphQLError(error, logger);

@@ -15,7 +15,8 @@ import { startServiceProcess, type ServiceProcess } from '../helpers/process.ts'
  * by hour grouped by accessory, relevance and zone, twenty times in one operation, each with
  * other variables so that none shares another's result). Without a bound on what they keep,
  * thirty of them took the heap and the process with every tenant's connections; with the
- * defaults of LIVE_QUERY_MAX_*, the tenant is refused past its share and another is served.
+ * defaults of LIVE_QUERY_MAX_*, the tenant is refused past its share and another is served (the
+ * cost budget lifted, so that the flood is not refused by its cost first).
  */
 
 const HOUR = 3_600_000;
@@ -32,7 +33,9 @@ ${Array.from(
   }
 }`;
 
-describe.each(backends)('live queries under a 110 MB heap (%s)', (backend) => {
+// On PostgreSQL: what live queries keep is the GraphQL layer's, whatever the database; on the
+// embedded one, with its one connection, the flood's counts take minutes to answer.
+describe.runIf(backends.includes('postgres'))('live queries under a 110 MB heap', () => {
   let service: ServiceProcess;
   let dataDir: string;
   let dropDatabase: (() => Promise<void>) | undefined;
@@ -43,11 +46,14 @@ describe.each(backends)('live queries under a 110 MB heap (%s)', (backend) => {
 
   beforeAll(async () => {
     dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'clipgate-live-memory-'));
-    const db = backend === 'postgres' ? await freshPostgres() : undefined;
-    dropDatabase = db?.drop;
+    const db = await freshPostgres();
+    dropDatabase = db.drop;
     service = await startServiceProcess(
       ['--max-old-space-size=110', '--import', 'tsx', 'src/main.ts'],
-      { DATA_DIR: dataDir, ...db?.env },
+      // Counts cost what they scan (limits/cost.ts): within the default budgets the flood would
+      // be refused by its cost before it kept any memory. An operator may lift the budget; what
+      // live queries keep is bounded still, and that is what this test is about.
+      { DATA_DIR: dataDir, GRAPHQL_MAX_COST: '10000000', RATE_LIMIT_COST: '0', ...db.env },
       { listenTimeoutMs: 150_000 },
     );
   }, 180_000);
@@ -88,10 +94,7 @@ describe.each(backends)('live queries under a 110 MB heap (%s)', (backend) => {
     }
   }
 
-  // Skipped until its flood is priced anew: since counts cost what they scan (limits/cost.ts),
-  // every one of its 60 grouped hourly counts is refused by its cost before it keeps any memory,
-  // so the test no longer reaches the memory limits it is about.
-  it.skip("survives one tenant's flood of large live queries, and serves another tenant", async () => {
+  it("survives one tenant's flood of large live queries, and serves another tenant", async () => {
     let exited = false;
     void service.exited.then(() => (exited = true));
     await seed('mallory', 600);
@@ -135,8 +138,8 @@ describe.each(backends)('live queries under a 110 MB heap (%s)', (backend) => {
     );
     expect(exited).toBe(false);
 
-    // Some run; the others were refused past the tenant's number or bytes, or the instance's
-    // bytes, each naming its limit.
+    // Some run; the others were refused past the tenant's number or bytes, the instance's bytes,
+    // or the tenant's share of the database's connections, each naming its limit.
     const limits = outcomes.flatMap((o) =>
       o.refusal ? [(o.refusal.details as { limit: string }).limit] : [],
     );
@@ -148,6 +151,7 @@ describe.each(backends)('live queries under a 110 MB heap (%s)', (backend) => {
         'LIVE_QUERY_MAX_PER_CALLER',
         'LIVE_QUERY_MAX_BYTES_PER_CALLER',
         'LIVE_QUERY_MAX_BYTES',
+        'DATABASE_POOL_SHARE',
       ]).toContain(limit);
     }
     expect(outcomes.filter((o) => !o.refusal).every((o) => !o.ended)).toBe(true);

@@ -57,6 +57,10 @@ describe.each(backends)('notification registration on %s', (backend) => {
       previousKeyUntil: null,
       signing: 'hmac-sha256',
       publicKey: null,
+      kind: 'webhook',
+      topic: null,
+      exchange: null,
+      hasCredentials: false,
       createdAt: expect.stringMatching(/Z$/),
       updatedAt: expect.stringMatching(/Z$/),
     });

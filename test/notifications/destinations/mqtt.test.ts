@@ -220,6 +220,14 @@ describe.skipIf(!mqttUrl).each(backends)('MQTT destinations on %s', (backend) =>
       interval: 20,
     });
     expect(receivedFor(failed!.webhookId)[0]!.topic).toBe(`${root}/retry/activity_created`);
+    // Recorded after the PUBACK: a replay takes only what is not pending.
+    await vi.waitFor(
+      async () => {
+        const again = (await deliveries()).find((e) => e.node.id === failed!.id)?.node;
+        expect(again?.status).toBe('delivered');
+      },
+      { timeout: 5_000, interval: 50 },
+    );
 
     // A replay publishes it again with the same webhook-id: the subscriber drops the repeat.
     const replay = await rest(t.url, token, 'POST', `${PATH}/replay`, {

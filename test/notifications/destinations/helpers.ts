@@ -11,6 +11,21 @@ export async function closedPort(): Promise<number> {
   return port;
 }
 
+/** Resolves once something accepts connections on the loopback `port` (tries for 5 s). */
+export async function listening(port: number): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    const connected = await new Promise<boolean>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1', () => resolve(true));
+      socket.on('error', () => resolve(false));
+      socket.on('connect', () => socket.destroy());
+    });
+    if (connected) return;
+    if (Date.now() > deadline) throw new Error(`nothing listens on port ${port}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 /** A loopback server that accepts connections and never says a word: a stalled broker. */
 export async function silentServer(): Promise<{ port: number; close(): Promise<void> }> {
   const sockets = new Set<net.Socket>();
@@ -54,9 +69,9 @@ export function brokerMessage(body: object = { eventType: 'test_notification' })
   };
 }
 
-/** Polls `check` every 20 ms until it holds, for at most 5 s. */
-export async function until(check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 5_000;
+/** Polls `check` every 20 ms until it holds, for at most `ms`. */
+export async function until(check: () => boolean, what: string, ms = 5_000): Promise<void> {
+  const deadline = Date.now() + ms;
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));

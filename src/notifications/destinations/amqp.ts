@@ -153,7 +153,8 @@ async function closeConnection(model: ChannelModel): Promise<void> {
   const closed = model.close().catch(() => {});
   const late = new Promise<void>((resolve) => {
     timer = setTimeout(() => {
-      (model.connection as { stream?: { destroy(): void } }).stream?.destroy();
+      const { stream } = model.connection as { stream?: { destroy(err: Error): void } };
+      stream?.destroy(new Error(`no answer to the close within ${CLOSE_TIMEOUT_MS} ms`));
       resolve();
     }, CLOSE_TIMEOUT_MS);
   });

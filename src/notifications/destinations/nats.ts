@@ -7,6 +7,7 @@
  */
 import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
 import {
+  ClosedConnectionError,
   connect,
   ConnectionError,
   headers,
@@ -104,6 +105,10 @@ async function send(broker: NatsBroker, target: BrokerTarget, message: BrokerMes
     }
     if (err instanceof TimeoutError) {
       throw new PublishError('timeout', `no PubAck within ${ACK_TIMEOUT_MS} ms`);
+    }
+    // Pending requests fail with a RequestError once their connection closes.
+    if (err instanceof ClosedConnectionError || broker.connection.isClosed()) {
+      throw new PublishError('connect', 'the connection to the broker closed before the PubAck');
     }
     throw new PublishError('protocol', publishErrorOf(err).message);
   }

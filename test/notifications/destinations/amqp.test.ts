@@ -106,6 +106,19 @@ describe.skipIf(!brokerUrl)('the AMQP publisher', () => {
     }
   });
 
+  it('fails a publish whose connection is lost before its confirm as a connection failure', async () => {
+    const own = createAmqpPublisher({ allowPrivateNetworks: true });
+    await own.publish(target, brokerMessage(), AbortSignal.timeout(5_000)); // connected
+    const message = brokerMessage({ marker: randomUUID() });
+    const lost = proxy.loseAnswer(JSON.parse(message.body).marker);
+    const publishing = publishError(own.publish(target, message, AbortSignal.timeout(5_000)));
+    await lost;
+    await own.close(); // unanswered: its socket is dropped
+    const err = await publishing;
+    expect(err.errorClass).toBe('connect');
+    expect(err.message).toBe('the connection to the broker was lost before the confirm');
+  });
+
   it('fails a message no queue is bound for as unroutable', async () => {
     const err = await publishError(
       publisher.publish(

@@ -113,6 +113,19 @@ describe.skipIf(!brokerUrl)('the NATS publisher', () => {
     }
   });
 
+  it('fails a publish whose connection closes before its PubAck as a connection failure', async () => {
+    const own = createNatsPublisher({ allowPrivateNetworks: true });
+    await own.publish(target, brokerMessage(), AbortSignal.timeout(5_000)); // connected
+    const message = brokerMessage({ marker: randomUUID() });
+    const lost = proxy.loseAnswer(JSON.parse(message.body).marker);
+    const publishing = publishError(own.publish(target, message, AbortSignal.timeout(5_000)));
+    await lost;
+    await own.close();
+    const err = await publishing;
+    expect(err.message).toBe('the connection to the broker closed before the PubAck');
+    expect(err.errorClass).toBe('connect');
+  });
+
   it('fails a subject no stream takes, saying so', async () => {
     const err = await publishError(
       publisher.publish(

@@ -135,13 +135,6 @@ export class ConnectionPool<C> {
     }
   }
 
-  /** The connections open now (for tests and metrics). */
-  get size(): number {
-    let open = 0;
-    for (const entry of this.#entries.values()) if (entry.connection !== undefined) open += 1;
-    return open;
-  }
-
   /**
    * Closes every connection; publishes fail from now on. A connection still being opened is
    * closed as soon as it opens.

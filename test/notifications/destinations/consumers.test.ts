@@ -14,7 +14,7 @@ import { createAmqpPublisher } from '../../../src/notifications/destinations/amq
 import { createNatsPublisher } from '../../../src/notifications/destinations/nats.ts';
 import type { BrokerMessage } from '../../../src/notifications/destinations/types.ts';
 import { notificationHeaders } from '../../../src/notifications/signing.ts';
-import { until } from './helpers.ts';
+import { brokerUrl, until } from './helpers.ts';
 
 const authKey = 'broker-consumer-key-0123456789';
 
@@ -43,13 +43,16 @@ async function signed(key: string, body: object): Promise<BrokerMessage> {
 
 const notification = (n: number) => ({ accountId: 'acc', eventType: 'test_notification', n });
 
-describe.skipIf(!process.env.TEST_AMQP_URL)('examples/amqp-consumer.ts', () => {
+const amqpUrl = brokerUrl('TEST_AMQP_URL');
+const natsUrl = brokerUrl('TEST_NATS_URL');
+
+describe.skipIf(!amqpUrl)('examples/amqp-consumer.ts', () => {
   let connection: ChannelModel;
   let channel: Channel;
   const routingKey = `clipgate.consumer.${randomUUID()}`;
   let queue: string;
   const publisher = createAmqpPublisher({ allowPrivateNetworks: true });
-  const url = new URL(process.env.TEST_AMQP_URL ?? 'amqp://127.0.0.1');
+  const url = new URL(amqpUrl ?? 'amqp://127.0.0.1');
   const target = {
     url: `amqp://${url.host}${url.pathname}`,
     username: decodeURIComponent(url.username),
@@ -59,7 +62,7 @@ describe.skipIf(!process.env.TEST_AMQP_URL)('examples/amqp-consumer.ts', () => {
   };
 
   beforeAll(async () => {
-    connection = await connectAmqp(process.env.TEST_AMQP_URL!);
+    connection = await connectAmqp(amqpUrl!);
     channel = await connection.createChannel();
     ({ queue } = await channel.assertQueue('', { exclusive: true }));
     await channel.bindQueue(queue, 'amq.topic', routingKey);
@@ -89,7 +92,7 @@ describe.skipIf(!process.env.TEST_AMQP_URL)('examples/amqp-consumer.ts', () => {
   });
 });
 
-describe.skipIf(!process.env.TEST_NATS_URL)('examples/nats-consumer.ts', () => {
+describe.skipIf(!natsUrl)('examples/nats-consumer.ts', () => {
   let client: NatsConnection;
   let jsm: JetStreamManager;
   const id = randomUUID().replaceAll('-', '');
@@ -98,7 +101,7 @@ describe.skipIf(!process.env.TEST_NATS_URL)('examples/nats-consumer.ts', () => {
   const publisher = createNatsPublisher({ allowPrivateNetworks: true });
 
   beforeAll(async () => {
-    client = await connectNats({ servers: new URL(process.env.TEST_NATS_URL!).host });
+    client = await connectNats({ servers: new URL(natsUrl!).host });
     jsm = await jetstreamManager(client);
     await jsm.streams.add({ name: stream, subjects: [subject] });
     await jsm.consumers.add(stream, { durable_name: 'example', ack_policy: 'explicit' });
@@ -112,10 +115,10 @@ describe.skipIf(!process.env.TEST_NATS_URL)('examples/nats-consumer.ts', () => {
   it('takes each signed notification once and terminates what does not verify', async () => {
     const taken: [Record<string, unknown>, string][] = [];
     // The example's own connection: closing it ends its loop.
-    const own = await connectNats({ servers: new URL(process.env.TEST_NATS_URL!).host });
+    const own = await connectNats({ servers: new URL(natsUrl!).host });
     const consumer = await jetstream(own).consumers.get(stream, 'example');
     const consuming = consumeNats(consumer, authKey, (n, webhookId) => taken.push([n, webhookId]));
-    const target = { url: process.env.TEST_NATS_URL!, topic: subject };
+    const target = { url: natsUrl!, topic: subject };
     const send = (m: BrokerMessage) => publisher.publish(target, m, AbortSignal.timeout(5_000));
     const good = await signed(authKey, notification(1));
     await send(await signed('another-key-0123456789abc', notification(2)));

@@ -10,9 +10,11 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNatsPublisher } from '../../../src/notifications/destinations/nats.ts';
 import type { Publisher } from '../../../src/notifications/destinations/types.ts';
+import { serversRequired } from '../../helpers/app.ts';
 import { startTcpProxy, type TcpProxy } from '../../helpers/tcp-proxy.ts';
 import {
   brokerMessage,
+  brokerUrl,
   closedPort,
   listening,
   publishError,
@@ -20,12 +22,12 @@ import {
   until,
 } from './helpers.ts';
 
-const brokerUrl = process.env.TEST_NATS_URL;
+const natsUrl = brokerUrl('TEST_NATS_URL');
 const natsServer = process.env.NATS_SERVER_PATH ?? 'nats-server';
 const hasNatsServer = spawnSync(natsServer, ['--version']).status === 0;
 
-describe.skipIf(!brokerUrl)('the NATS publisher', () => {
-  const url = new URL(brokerUrl ?? 'nats://127.0.0.1:4222');
+describe.skipIf(!natsUrl)('the NATS publisher', () => {
+  const url = new URL(natsUrl ?? 'nats://127.0.0.1:4222');
   const id = randomUUID().replaceAll('-', '');
   const stream = `clipgate_test_${id}`;
   const subject = `clipgate.test.${id}`;
@@ -146,7 +148,7 @@ describe.skipIf(!brokerUrl)('the NATS publisher', () => {
     );
     expect(err.errorClass).toBe('connect');
     expect(err.message).toMatch(/ECONNREFUSED/);
-    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(Date.now() - started).toBeLessThan(2_000);
     const again = await publishError(
       publisher.publish(refused, brokerMessage(), AbortSignal.timeout(5_000)),
     );
@@ -166,14 +168,16 @@ describe.skipIf(!brokerUrl)('the NATS publisher', () => {
       );
       expect(err.errorClass).toBe('timeout');
       expect(err.message).toMatch(/connecting/);
-      expect(Date.now() - started).toBeLessThan(1_500);
+      expect(Date.now() - started).toBeLessThan(2_000);
       await publisher.publish(target, brokerMessage(), AbortSignal.timeout(5_000));
     } finally {
       await silent.close();
     }
   });
 
-  it.skipIf(!hasNatsServer)('fails wrong credentials clearly', async () => {
+  // A nats-server of its own (NATS_SERVER_PATH, else the PATH's); on CI its absence fails.
+  it.skipIf(!hasNatsServer && !serversRequired)('fails wrong credentials clearly', async () => {
+    if (!hasNatsServer) throw new Error(`no ${natsServer} to run (NATS_SERVER_PATH names one)`);
     const port = await closedPort();
     const server: ChildProcess = spawn(
       natsServer,

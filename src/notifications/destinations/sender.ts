@@ -40,12 +40,9 @@ export function publishResult(err: unknown, timedOut: boolean, durationMs: numbe
   return { ...result, outcome: 'failed', error, errorMessage: message };
 }
 
-/** The message of a broker kind whose publisher this instance does not have. */
-const noPublisher = (kind: string) => `no publisher for ${kind} destinations in this instance`;
-
 export function createDestinationSender(options: {
   webhook: Sender;
-  publishers: Partial<Record<BrokerKind, Publisher>>;
+  publishers: Record<BrokerKind, Publisher>;
   /** The budget of one attempt, as a webhook's. */
   timeoutMs: number;
   userAgent?: string;
@@ -60,8 +57,6 @@ export function createDestinationSender(options: {
     const { kind, target } = request.broker;
     let failure: unknown;
     try {
-      const publisher = publishers[kind];
-      if (publisher === undefined) throw new PublishError('protocol', noPublisher(kind));
       const headers = await notificationHeaders({
         body: request.body,
         keys: request.keys,
@@ -69,7 +64,7 @@ export function createDestinationSender(options: {
         timestamp: Math.floor(Date.now() / 1000),
         userAgent,
       });
-      await publisher.publish(
+      await publishers[kind].publish(
         target,
         brokerMessage(request.webhookId, headers, request.body),
         signal,

@@ -5,7 +5,7 @@ import {
   originOf,
   renderTopic,
 } from '../../../src/notifications/destinations/destination.ts';
-import { backoffMs, classifyMqttError } from '../../../src/notifications/destinations/mqtt.ts';
+import { mqttError } from '../../../src/notifications/destinations/mqtt.ts';
 import { brokerMessage, publishResult } from '../../../src/notifications/destinations/sender.ts';
 import { PublishError } from '../../../src/notifications/destinations/types.ts';
 
@@ -128,15 +128,19 @@ describe('broker destinations, without I/O', () => {
     expect(publishResult(new Error('odd'), false, 3)).toMatchObject({ error: 'protocol' });
   });
 
-  it('classes MQTT connection failures and backs off doubling, capped', () => {
+  it('classes MQTT failures: reason codes are refusals, the rest as a webhook error', () => {
     const coded = (code: string | number) => Object.assign(new Error(String(code)), { code });
-    expect(classifyMqttError(coded('ECONNREFUSED')).errorClass).toBe('connect');
-    expect(classifyMqttError(coded('ERR_TLS_CERT_ALTNAME_INVALID')).errorClass).toBe('tls');
-    expect(classifyMqttError(coded(135))).toMatchObject({
+    expect(mqttError(coded('ECONNREFUSED'), 'connection').errorClass).toBe('connect');
+    expect(mqttError(coded('ERR_TLS_CERT_ALTNAME_INVALID'), 'connection').errorClass).toBe('tls');
+    expect(mqttError(coded(135), 'connection')).toMatchObject({
       errorClass: 'protocol',
-      message: 'broker refused the connection: not authorized',
+      message: 'the broker refused the connection: not authorized',
     });
-    expect(classifyMqttError(new Error('bad packet')).errorClass).toBe('protocol');
-    expect([0, 1, 2, 3, 20].map(backoffMs)).toEqual([0, 250, 500, 1000, 30_000]);
+    expect(mqttError(coded(151), 'message').message).toBe(
+      'the broker refused the message: quota exceeded',
+    );
+    expect(mqttError(new Error('bad packet'), 'message').errorClass).toBe('protocol');
+    const timeout = new PublishError('timeout', 'late');
+    expect(mqttError(timeout, 'message')).toBe(timeout);
   });
 });

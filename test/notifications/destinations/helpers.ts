@@ -4,10 +4,12 @@ import { PublishError } from '../../../src/notifications/destinations/types.ts';
 import { serversRequired } from '../../helpers/app.ts';
 
 /**
- * The broker of `variable` (TEST_AMQP_URL, TEST_NATS_URL): without it the suite is skipped, but
- * on CI, which runs the brokers, it fails (as for the database, test/helpers/app.ts).
+ * The broker of `variable` (TEST_MQTT_URL, TEST_AMQP_URL, TEST_NATS_URL): without it the suite is
+ * skipped, but on CI, which runs the brokers, it fails (as for the database, test/helpers/app.ts).
  */
-export function brokerUrl(variable: 'TEST_AMQP_URL' | 'TEST_NATS_URL'): string | undefined {
+export function brokerUrl(
+  variable: 'TEST_MQTT_URL' | 'TEST_AMQP_URL' | 'TEST_NATS_URL',
+): string | undefined {
   const url = process.env[variable];
   if (!url && serversRequired) {
     throw new Error(`CI must set ${variable}: the broker destinations are tested against it`);

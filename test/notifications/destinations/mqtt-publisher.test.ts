@@ -1,61 +1,41 @@
-import net from 'node:net';
-import type { AddressInfo } from 'node:net';
-import { connectAsync } from 'mqtt';
+/**
+ * The MQTT publisher against the Mosquitto of TEST_MQTT_URL, through a proxy that counts and
+ * cuts connections, with a subscriber of the test's own; brokers that stall are loopback servers
+ * of the test.
+ */
+import { connectAsync, type MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMqttPublisher } from '../../../src/notifications/destinations/mqtt.ts';
-import { PublishError, type Publisher } from '../../../src/notifications/destinations/types.ts';
-import { brokerUrl } from '../../helpers/brokers.ts';
+import type { Publisher } from '../../../src/notifications/destinations/types.ts';
+import { startTcpProxy, type TcpProxy } from '../../helpers/tcp-proxy.ts';
+import { brokerMessage, brokerUrl, publishError, silentServer, until } from './helpers.ts';
 
-const mqttUrl = brokerUrl('mqtt');
+const mqttUrl = brokerUrl('TEST_MQTT_URL');
 
-/** A TCP server on loopback; `handle` gets each connection. */
-async function listen(handle: (socket: net.Socket) => void): Promise<net.Server & { url: string }> {
-  const server = net.createServer(handle);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return Object.assign(server, {
-    url: `mqtt://127.0.0.1:${(server.address() as AddressInfo).port}`,
-  });
-}
-
-const message = (id: string) => ({
-  id,
-  headers: { 'content-type': 'application/json', 'webhook-id': id },
-  body: `{"n":"${id}"}`,
-});
-
-const failure = (promise: Promise<unknown>) =>
-  promise.then(
-    () => undefined,
-    (err: unknown) => err as PublishError,
-  );
-
-describe('the MQTT publisher', () => {
-  let publisher: Publisher;
-  beforeAll(() => {
-    publisher = createMqttPublisher({ allowPrivateNetworks: true });
-  });
-  afterAll(() => publisher.close());
-
+describe('the MQTT publisher, without a broker', () => {
   it('a broker that accepts the connection but never answers is a timeout', async () => {
-    const sockets: net.Socket[] = [];
-    const stalled = await listen((socket) => sockets.push(socket));
+    const publisher = createMqttPublisher({ allowPrivateNetworks: true });
+    const stalled = await silentServer();
     const started = performance.now();
-    const err = await failure(
-      publisher.publish({ url: stalled.url, topic: 't' }, message('a'), AbortSignal.timeout(300)),
+    const err = await publishError(
+      publisher.publish(
+        { url: `mqtt://127.0.0.1:${stalled.port}`, topic: 't' },
+        brokerMessage(),
+        AbortSignal.timeout(300),
+      ),
     );
-    expect(err).toBeInstanceOf(PublishError);
-    expect(err).toMatchObject({ errorClass: 'timeout' });
+    expect(err.errorClass).toBe('timeout');
     expect(performance.now() - started).toBeLessThan(2000);
-    for (const socket of sockets) socket.destroy();
-    stalled.close();
+    await stalled.close();
+    await publisher.close();
   });
 
   it('refuses a non-public broker unless private networks are allowed (blocked_address)', async () => {
     const strict = createMqttPublisher({ allowPrivateNetworks: false });
-    const err = await failure(
+    const err = await publishError(
       strict.publish(
         { url: 'mqtt://127.0.0.1:1', topic: 't' },
-        message('b'),
+        brokerMessage(),
         AbortSignal.timeout(1000),
       ),
     );
@@ -65,61 +45,64 @@ describe('the MQTT publisher', () => {
     });
     await strict.close();
   });
+});
 
-  it.skipIf(!mqttUrl)(
-    'publishes on one pooled connection, acknowledged, and connects again after the broker went away',
-    async () => {
-      const broker = new URL(mqttUrl!);
-      const connections: net.Socket[] = [];
-      // A counting proxy in front of the real broker.
-      const proxy = await listen((client) => {
-        connections.push(client);
-        const upstream = net.connect(Number(broker.port || 1883), broker.hostname);
-        client.pipe(upstream).pipe(client);
-        const end = () => (client.destroy(), upstream.destroy());
-        client.on('error', end).on('close', end);
-        upstream.on('error', end).on('close', end);
-      });
-      const topic = `clipgate-test/publisher/${process.pid}/${Date.now()}`;
-      const subscriber = await connectAsync(mqttUrl!, { protocolVersion: 5 });
-      const heard: { body: string; props: unknown; retain: boolean }[] = [];
-      subscriber.on('message', (_t, payload, packet) =>
-        heard.push({
-          body: payload.toString(),
-          props: packet.properties?.userProperties,
-          retain: packet.retain,
-        }),
-      );
-      await subscriber.subscribeAsync(topic, { qos: 1 });
+describe.skipIf(!mqttUrl)('the MQTT publisher', () => {
+  const topic = `clipgate-test/publisher/${process.pid}/${Date.now()}`;
+  let proxy: TcpProxy;
+  let publisher: Publisher;
+  let subscriber: MqttClient;
+  const heard: { body: string; props: unknown; retain: boolean; contentType: unknown }[] = [];
 
-      const target = { url: proxy.url, topic };
-      await Promise.all(
-        Array.from({ length: 20 }, (_, i) =>
-          publisher.publish(target, message(`m${i}`), AbortSignal.timeout(5000)),
-        ),
-      );
-      expect(connections).toHaveLength(1);
-      // Other credentials: a connection of their own.
-      await publisher.publish(
-        { ...target, username: 'other', password: 'secret' },
-        message('cred'),
-        AbortSignal.timeout(5000),
-      );
-      expect(connections).toHaveLength(2);
+  beforeAll(async () => {
+    const broker = new URL(mqttUrl!);
+    proxy = await startTcpProxy(broker.hostname, Number(broker.port || 1883));
+    publisher = createMqttPublisher({ allowPrivateNetworks: true });
+    subscriber = await connectAsync(mqttUrl!, { protocolVersion: 5 });
+    subscriber.on('message', (_topic, payload, packet) =>
+      heard.push({
+        body: payload.toString(),
+        props: packet.properties?.userProperties,
+        retain: packet.retain,
+        contentType: packet.properties?.contentType,
+      }),
+    );
+    await subscriber.subscribeAsync(topic, { qos: 1 });
+  });
+  afterAll(async () => {
+    await publisher?.close();
+    await subscriber?.endAsync();
+    await proxy?.close();
+  });
 
-      for (const socket of connections) socket.destroy(); // the broker goes away
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      await publisher.publish(target, message('after'), AbortSignal.timeout(5000));
-      expect(connections).toHaveLength(3);
+  it('publishes on one pooled connection per credentials, QoS 1, not retained, headers as user properties', async () => {
+    const target = { url: proxy.via(mqttUrl!), topic };
+    const messages = Array.from({ length: 20 }, () => brokerMessage());
+    await Promise.all(messages.map((m) => publisher.publish(target, m, AbortSignal.timeout(5000))));
+    expect(proxy.accepted).toBe(1);
+    await publisher.publish(
+      { ...target, username: 'other', password: 'secret' },
+      brokerMessage(),
+      AbortSignal.timeout(5000),
+    );
+    expect(proxy.accepted).toBe(2);
+    await until(() => heard.length === 21, 'the messages');
+    const { 'content-type': contentType, ...userProperties } = messages[0]!.headers;
+    expect(heard[0]).toEqual({
+      body: messages[0]!.body,
+      props: userProperties,
+      retain: false,
+      contentType,
+    });
+  });
 
-      await expect.poll(() => heard.length, { timeout: 5000, interval: 20 }).toBe(22);
-      expect(heard[0]).toEqual({
-        body: '{"n":"m0"}',
-        props: { 'webhook-id': 'm0' },
-        retain: false,
-      });
-      await subscriber.endAsync();
-      proxy.close();
-    },
-  );
+  it('connects again once the broker went away', async () => {
+    const target = { url: proxy.via(mqttUrl!), topic };
+    const before = proxy.accepted;
+    proxy.cut();
+    proxy.restore();
+    await until(() => proxy.connected === 0, 'the connections dropped');
+    await publisher.publish(target, brokerMessage(), AbortSignal.timeout(5000));
+    expect(proxy.accepted).toBe(before + 1);
+  });
 });

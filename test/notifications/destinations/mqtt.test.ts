@@ -1,17 +1,15 @@
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import type { MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { mqttSubscriber, type Automation } from '../../../examples/mqtt-subscriber.ts';
 import { graphql } from '../../generated/index.ts';
 import { backends, startApp, type TestApp } from '../../helpers/app.ts';
-import { brokerUrl } from '../../helpers/brokers.ts';
 import { gql, rest } from '../../helpers/client.ts';
 import { CreateActivity, ok, seedAccessory } from '../../helpers/fixtures.ts';
 import { NotificationDeliveries, RedeliverNotification, SendTestNotification } from '../helpers.ts';
+import { brokerUrl, closedPort } from './helpers.ts';
 
-const mqttUrl = brokerUrl('mqtt');
+const mqttUrl = brokerUrl('TEST_MQTT_URL');
 const PATH = '/api/accounts/self/notifications';
 const authKey = 'mqtt-destination-key-0123456789';
 
@@ -26,15 +24,6 @@ const RegisterMqtt = graphql(`
     }
   }
 `);
-
-/** A port nothing listens on: a broker that refuses. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe.skipIf(!mqttUrl).each(backends)('MQTT destinations on %s', (backend) => {
   let t: TestApp;

@@ -1226,8 +1226,8 @@ export interface components {
             description: string;
             /** @description Registrations may list it */
             registrable: boolean;
-            /** @description What carries it: webhook notifications, live subscriptions (accountEvents, accessoryEvents), pull */
-            channels: ("webhook" | "live" | "pull")[];
+            /** @description What carries it: notifications to each destination kind (webhook, mqtt, amqp, nats), live subscriptions (accountEvents, accessoryEvents), pull */
+            channels: ("webhook" | "mqtt" | "amqp" | "nats" | "live" | "pull")[];
             /** @description Why not to use it; null: current */
             deprecated: string | null;
             /** @description The JSON Schema (2020-12) of its eventData */

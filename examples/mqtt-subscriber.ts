@@ -11,7 +11,7 @@
  * 'clipgate/receiver'.
  */
 import { pathToFileURL } from 'node:url';
-import { connectAsync, type IClientOptions, type MqttClient } from 'mqtt';
+import { connect, type IClientOptions, type MqttClient } from 'mqtt';
 import { verifyNotification } from '../src/notifications/receiver.ts';
 
 /** An event as a Home Assistant automation triggers on it (`platform: event`). */
@@ -22,6 +22,8 @@ export interface Automation {
     account_id: string;
     accessory_id: string | null;
     activity_id: string | null;
+    /** The activity's change number: a subscriber acts on the highest seen (docs/api.md, Ordering). */
+    sequence: number | null;
     user_data: Record<string, unknown> | null;
   };
 }
@@ -29,7 +31,7 @@ export interface Automation {
 interface Notification {
   accountId: string;
   eventType: string;
-  eventData: { accessoryId?: string; activityId?: string };
+  eventData: { accessoryId?: string; activityId?: string; sequence?: number };
   userData?: Record<string, unknown>;
 }
 
@@ -41,6 +43,7 @@ export const automationOf = (n: Notification, webhookId: string): Automation => 
     account_id: n.accountId,
     accessory_id: n.eventData.accessoryId ?? null,
     activity_id: n.eventData.activityId ?? null,
+    sequence: n.eventData.sequence ?? null,
     user_data: n.userData ?? null,
   },
 });
@@ -55,7 +58,9 @@ export async function mqttSubscriber(
   onRejected: (reason: string) => void = (reason) => console.warn(`rejected: ${reason}`),
 ): Promise<MqttClient> {
   const { url, topic, authKey, ...clientOptions } = options;
-  const client = await connectAsync(url, { ...clientOptions, protocolVersion: 5 });
+  // Listening before the connection is up: on a persistent session (clean: false) the broker
+  // sends what waited for it at once.
+  const client = connect(url, { ...clientOptions, protocolVersion: 5 });
   // A real subscriber keeps the ids in its database for as long as a repeat can come.
   const seen = new Set<string>();
   client.on('message', (_topic, payload, packet) => {

@@ -106,7 +106,12 @@ function send(client: MqttClient, target: BrokerTarget, message: BrokerMessage):
           ...(contentType !== undefined && { contentType }),
         },
       },
-      (err) => (err ? reject(mqttError(err, 'message')) : resolve()),
+      (err) => {
+        if (!err) return resolve();
+        // Without a reason code, MQTT.js failed it for the connection it was on ("Connection closed").
+        const coded = typeof (err as { code?: unknown }).code === 'number';
+        reject(coded ? mqttError(err, 'message') : new PublishError('connect', err.message));
+      },
     );
   });
 }

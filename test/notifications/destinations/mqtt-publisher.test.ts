@@ -3,6 +3,7 @@
  * cuts connections, with a subscriber of the test's own; brokers that stall are loopback servers
  * of the test.
  */
+import net from 'node:net';
 import { connectAsync, type MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMqttPublisher } from '../../../src/notifications/destinations/mqtt.ts';
@@ -28,6 +29,33 @@ describe('the MQTT publisher, without a broker', () => {
     expect(performance.now() - started).toBeLessThan(2000);
     await stalled.close();
     await publisher.close();
+  });
+
+  it('a connection lost before the PUBACK fails the publish as a connection failure', async () => {
+    const publisher = createMqttPublisher({ allowPrivateNetworks: true });
+    // A broker that accepts the CONNECT (a CONNACK of MQTT 5) and drops the connection at the
+    // PUBLISH.
+    const server = net.createServer((socket) => {
+      let connected = false;
+      socket.on('data', () => {
+        if (connected) return socket.destroy();
+        connected = true;
+        socket.write(Buffer.from([0x20, 0x03, 0x00, 0x00, 0x00]));
+      });
+      socket.on('error', () => undefined);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as net.AddressInfo;
+    const err = await publishError(
+      publisher.publish(
+        { url: `mqtt://127.0.0.1:${port}`, topic: 't' },
+        brokerMessage(),
+        AbortSignal.timeout(5000),
+      ),
+    );
+    expect(err).toMatchObject({ errorClass: 'connect', message: 'Connection closed' });
+    await publisher.close();
+    await new Promise((resolve) => server.close(resolve));
   });
 
   it('refuses a non-public broker unless private networks are allowed (blocked_address)', async () => {

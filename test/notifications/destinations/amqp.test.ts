@@ -8,17 +8,11 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAmqpPublisher } from '../../../src/notifications/destinations/amqp.ts';
 import type { Publisher } from '../../../src/notifications/destinations/types.ts';
+import { brokerUrl } from '../../helpers/brokers.ts';
 import { startTcpProxy, type TcpProxy } from '../../helpers/tcp-proxy.ts';
-import {
-  brokerMessage,
-  brokerUrl,
-  closedPort,
-  publishError,
-  silentServer,
-  until,
-} from './helpers.ts';
+import { brokerMessage, closedPort, publishError, silentServer, until } from './helpers.ts';
 
-const amqpUrl = brokerUrl('TEST_AMQP_URL');
+const amqpUrl = brokerUrl('amqp');
 
 describe.skipIf(!amqpUrl)('the AMQP publisher', () => {
   const url = new URL(amqpUrl ?? 'amqp://127.0.0.1');

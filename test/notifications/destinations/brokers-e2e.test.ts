@@ -11,15 +11,15 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { consumeNotifications as consumeAmqp } from '../../../examples/amqp-consumer.ts';
 import { consumeNotifications as consumeNats } from '../../../examples/nats-consumer.ts';
 import { backends, startApp, type TestApp } from '../../helpers/app.ts';
+import { brokerUrl } from '../../helpers/brokers.ts';
 import { rest } from '../../helpers/client.ts';
 import { CreateActivity, ok, seedAccessory } from '../../helpers/fixtures.ts';
 import { NotificationDeliveries } from '../helpers.ts';
-import { brokerUrl } from './helpers.ts';
 
 const PATH = '/api/accounts/self/notifications';
 const authKey = 'broker-destination-key-0123456789';
-const amqpUrl = brokerUrl('TEST_AMQP_URL');
-const natsUrl = brokerUrl('TEST_NATS_URL');
+const amqpUrl = brokerUrl('amqp');
+const natsUrl = brokerUrl('nats');
 
 /** A service whose dispatcher may reach the loopback brokers, with one account and camera. */
 async function start(backend: (typeof backends)[number], subject: string) {

@@ -14,7 +14,8 @@ import { createAmqpPublisher } from '../../../src/notifications/destinations/amq
 import { createNatsPublisher } from '../../../src/notifications/destinations/nats.ts';
 import type { BrokerMessage } from '../../../src/notifications/destinations/types.ts';
 import { notificationHeaders } from '../../../src/notifications/signing.ts';
-import { brokerUrl, until } from './helpers.ts';
+import { brokerUrl } from '../../helpers/brokers.ts';
+import { until } from './helpers.ts';
 
 const authKey = 'broker-consumer-key-0123456789';
 
@@ -43,8 +44,8 @@ async function signed(key: string, body: object): Promise<BrokerMessage> {
 
 const notification = (n: number) => ({ accountId: 'acc', eventType: 'test_notification', n });
 
-const amqpUrl = brokerUrl('TEST_AMQP_URL');
-const natsUrl = brokerUrl('TEST_NATS_URL');
+const amqpUrl = brokerUrl('amqp');
+const natsUrl = brokerUrl('nats');
 
 describe.skipIf(!amqpUrl)('examples/amqp-consumer.ts', () => {
   let connection: ChannelModel;

@@ -1,22 +1,6 @@
 import net, { type AddressInfo } from 'node:net';
 import { expect } from 'vitest';
 import { PublishError } from '../../../src/notifications/destinations/types.ts';
-import { serversRequired } from '../../helpers/app.ts';
-
-/**
- * The broker of `variable` (TEST_MQTT_URL, TEST_AMQP_URL, TEST_NATS_URL): without it the suite is
- * skipped, but on CI, which runs the brokers, it fails (as for the database, test/helpers/app.ts).
- */
-export function brokerUrl(
-  variable: 'TEST_MQTT_URL' | 'TEST_AMQP_URL' | 'TEST_NATS_URL',
-): string | undefined {
-  const url = process.env[variable];
-  if (!url && serversRequired) {
-    throw new Error(`CI must set ${variable}: the broker destinations are tested against it`);
-  }
-  return url;
-}
-
 /** A loopback port nothing listens on: a refused connection. */
 export async function closedPort(): Promise<number> {
   const server = net.createServer();

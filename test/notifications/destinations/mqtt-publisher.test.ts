@@ -9,9 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMqttPublisher } from '../../../src/notifications/destinations/mqtt.ts';
 import type { Publisher } from '../../../src/notifications/destinations/types.ts';
 import { startTcpProxy, type TcpProxy } from '../../helpers/tcp-proxy.ts';
-import { brokerMessage, brokerUrl, publishError, silentServer, until } from './helpers.ts';
+import { brokerUrl } from '../../helpers/brokers.ts';
+import { brokerMessage, publishError, silentServer, until } from './helpers.ts';
 
-const mqttUrl = brokerUrl('TEST_MQTT_URL');
+const mqttUrl = brokerUrl('mqtt');
 
 describe('the MQTT publisher, without a broker', () => {
   it('a broker that accepts the connection but never answers is a timeout', async () => {

@@ -4,12 +4,13 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { mqttSubscriber, type Automation } from '../../../examples/mqtt-subscriber.ts';
 import { graphql } from '../../generated/index.ts';
 import { backends, startApp, type TestApp } from '../../helpers/app.ts';
+import { brokerUrl } from '../../helpers/brokers.ts';
 import { gql, rest } from '../../helpers/client.ts';
 import { CreateActivity, ok, seedAccessory } from '../../helpers/fixtures.ts';
 import { NotificationDeliveries, RedeliverNotification, SendTestNotification } from '../helpers.ts';
-import { brokerUrl, closedPort } from './helpers.ts';
+import { closedPort } from './helpers.ts';
 
-const mqttUrl = brokerUrl('TEST_MQTT_URL');
+const mqttUrl = brokerUrl('mqtt');
 const PATH = '/api/accounts/self/notifications';
 const authKey = 'mqtt-destination-key-0123456789';
 

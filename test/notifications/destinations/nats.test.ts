@@ -11,10 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNatsPublisher } from '../../../src/notifications/destinations/nats.ts';
 import type { Publisher } from '../../../src/notifications/destinations/types.ts';
 import { serversRequired } from '../../helpers/app.ts';
+import { brokerUrl } from '../../helpers/brokers.ts';
 import { startTcpProxy, type TcpProxy } from '../../helpers/tcp-proxy.ts';
 import {
   brokerMessage,
-  brokerUrl,
   closedPort,
   listening,
   publishError,
@@ -22,7 +22,7 @@ import {
   until,
 } from './helpers.ts';
 
-const natsUrl = brokerUrl('TEST_NATS_URL');
+const natsUrl = brokerUrl('nats');
 const natsServer = process.env.NATS_SERVER_PATH ?? 'nats-server';
 const hasNatsServer = spawnSync(natsServer, ['--version']).status === 0;
 

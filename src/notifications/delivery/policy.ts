@@ -174,6 +174,13 @@ export function nextStep(
   return { state: 'pending', delayMs: Math.max(delayMs, slowDownMs(result, now, 0) ?? 0) };
 }
 
-/** The `result` label of the attempt-duration metric: the status class, or the error class. */
-export const resultLabel = (result: Pick<AttemptResult, 'status' | 'error'>): string =>
-  result.status !== null ? `${Math.floor(result.status / 100)}xx` : (result.error ?? 'unknown');
+/**
+ * The `result` label of the attempt-duration metric: the status class, `ack` for a broker's
+ * acknowledgement (no status), or the error class.
+ */
+export const resultLabel = (
+  result: Pick<AttemptResult, 'outcome' | 'status' | 'error'>,
+): string => {
+  if (result.status !== null) return `${Math.floor(result.status / 100)}xx`;
+  return result.outcome === 'accepted' ? 'ack' : (result.error ?? 'unknown');
+};

@@ -236,5 +236,13 @@ describe.skipIf(!mqttUrl).each(backends)('MQTT destinations on %s', (backend) =>
       { timeout: 10_000, interval: 50 },
     );
     expect(receivedFor(failed!.webhookId)).toHaveLength(1);
+
+    const metrics = await (await fetch(`${t.url}/metrics`)).text();
+    expect(metrics).toMatch(
+      /clipgate_webhook_attempt_duration_seconds_count\{result="ack"\} [1-9]/,
+    );
+    expect(metrics).toMatch(
+      /clipgate_webhook_attempt_duration_seconds_count\{result="connect"\} [1-9]/,
+    );
   });
 });

@@ -5,6 +5,13 @@ import { isEventType, type EventType } from '../events/types.ts';
 import { parseTimestamp } from '../ids.ts';
 import { AUTH_KEY_MIN } from './signing.ts';
 import { validateReceiverUrl } from './ssrf.ts';
+import {
+  checkTopic,
+  destinationKinds,
+  kindSchemes,
+  type BrokerKind,
+  type DestinationKind,
+} from './destinations/destination.ts';
 
 /**
  * The checks of a registration before it is stored in the contract's order, each a 400 naming its
@@ -26,6 +33,11 @@ export interface RegistrationInput {
   filter?: unknown;
   maxPerSecond?: unknown;
   signing?: unknown;
+  kind?: unknown;
+  topic?: unknown;
+  exchange?: unknown;
+  username?: unknown;
+  password?: unknown;
 }
 
 /** How a registration's notifications are signed: HMAC-SHA256 (`v1`), or ed25519 (`v1a`). */
@@ -44,6 +56,72 @@ export interface CheckedRegistration {
   filter: string | null;
   maxPerSecond: number | null;
   signing: SigningMode;
+  /** null: a webhook. */
+  broker: CheckedBroker | null;
+}
+
+/** A broker destination as registered, its credentials not yet sealed. */
+export interface CheckedBroker {
+  kind: BrokerKind;
+  topic: string;
+  exchange: string | null;
+  /** Both or neither. */
+  credentials: { username: string; password: string } | null;
+}
+
+/** The longest broker username and password. */
+export const BROKER_CREDENTIAL_MAX = 1024;
+/** The longest AMQP exchange name (AMQP 0-9-1's short string). */
+export const EXCHANGE_MAX = 255;
+
+/** `kind` as registrations take it: one of destinationKinds, webhook when left out. */
+function checkKind(kind: unknown): DestinationKind {
+  if (kind === undefined || kind === null) return 'webhook';
+  if (!destinationKinds.includes(kind as DestinationKind)) {
+    throw invalidArgument('kind', `kind must be one of ${destinationKinds.join(', ')}`);
+  }
+  return kind as DestinationKind;
+}
+
+/** A broker's destination fields (a webhook takes none of them: each given is a 400). */
+function checkBroker(kind: DestinationKind, input: RegistrationInput): CheckedBroker | null {
+  const given = (field: 'topic' | 'exchange' | 'username' | 'password') =>
+    input[field] !== undefined && input[field] !== null;
+  if (kind === 'webhook') {
+    const field = (['topic', 'exchange', 'username', 'password'] as const).find(given);
+    if (field) throw invalidArgument(field, `${field} is for a broker kind, not a webhook`);
+    return null;
+  }
+  const topic = checkTopic(kind, input.topic);
+  let exchange: string | null = null;
+  if (kind === 'amqp') {
+    exchange = (input.exchange as string | null | undefined) ?? '';
+    if (typeof exchange !== 'string' || exchange.length > EXCHANGE_MAX) {
+      throw invalidArgument(
+        'exchange',
+        `exchange must be a string of 0..${EXCHANGE_MAX} characters`,
+      );
+    }
+  } else if (given('exchange')) {
+    throw invalidArgument('exchange', 'exchange is for the amqp kind only');
+  }
+  for (const field of ['username', 'password'] as const) {
+    const value = input[field];
+    if (given(field) && (typeof value !== 'string' || value.length > BROKER_CREDENTIAL_MAX)) {
+      throw invalidArgument(
+        field,
+        `${field} must be a string of at most ${BROKER_CREDENTIAL_MAX} characters`,
+      );
+    }
+  }
+  if (given('username') !== given('password')) {
+    const missing = given('username') ? 'password' : 'username';
+    throw invalidArgument(missing, 'username and password go together');
+  }
+  const credentials = given('username')
+    ? { username: input.username as string, password: input.password as string }
+    : null;
+  return { kind, topic, exchange, credentials };
 }
 
 /** An authKey as registrations and rotations take it: 16..256 characters, else a 400. */
@@ -127,7 +205,8 @@ export function checkRegistration(
   input: RegistrationInput,
   webhook: Pick<WebhookConfig, 'allowHttp' | 'allowPrivateNetworks'>,
 ): CheckedRegistration {
-  const url = validateReceiverUrl(input.url, webhook);
+  const kind = checkKind(input.kind);
+  const url = validateReceiverUrl(input.url, webhook, kindSchemes[kind]);
   const { eventTypes, userData } = input;
   const authKey = checkAuthKey(input.authKey);
   if (!Array.isArray(eventTypes) || eventTypes.length === 0) {
@@ -180,10 +259,12 @@ export function checkRegistration(
   if (!signingModes.includes(signing as SigningMode)) {
     throw invalidArgument('signing', `signing must be one of ${signingModes.join(', ')}`);
   }
+  const broker = checkBroker(kind, input);
   return {
     url,
     authKey,
     signing: signing as SigningMode,
+    broker,
     eventTypes: eventTypes as EventType[],
     userData: isPlainObject(userData) ? userData : null,
     filter,

@@ -79,7 +79,8 @@ const errorClasses: [test: RegExp, errorClass: AttemptErrorClass][] = [
   [/^(ERR_TLS_|ERR_SSL_|EPROTO$)|CERT|SIGNATURE/, 'tls'],
 ];
 
-function classifyError(err: unknown): AttemptErrorClass {
+/** The delivery log's class of a failed attempt's error (the broker publishers' too). */
+export function classifyError(err: unknown): AttemptErrorClass {
   if (err instanceof AttemptTimeoutError) return 'timeout';
   if (err instanceof BlockedAddressError) return 'blocked_address';
   const code = (err as { code?: unknown } | null)?.code;
@@ -87,7 +88,8 @@ function classifyError(err: unknown): AttemptErrorClass {
   return errorClasses.find(([test]) => test.test(code))?.[1] ?? 'protocol';
 }
 
-function describe(err: unknown): string {
+/** A failed attempt's error as the delivery log says it. */
+export function describe(err: unknown): string {
   // Node reports a failed connection to several addresses as an AggregateError without message.
   if (err instanceof AggregateError) return err.errors.map(describe).join('; ');
   return err instanceof Error ? err.message : String(err);

@@ -30,6 +30,7 @@ import {
 } from './delivery/queue/replay.ts';
 import { retargetPending } from './delivery/queue/retarget.ts';
 import { secretContext, type SecretBox } from './secrets.ts';
+import { originOf, type StoredDestination } from './destinations/destination.ts';
 import { generateSigningKeyPair } from './signing.ts';
 import {
   DELIVERY_COLUMNS,
@@ -127,10 +128,18 @@ export class NotificationService {
     }
     const context = secretContext(caller.accountId, caller.clientId);
     const pair = checked.signing === 'ed25519' ? generateSigningKeyPair() : null;
+    const { broker } = checked;
+    const destination: StoredDestination | null = broker && {
+      kind: broker.kind,
+      topic: broker.topic,
+      exchange: broker.exchange,
+      credentials:
+        broker.credentials && this.secrets.seal(JSON.stringify(broker.credentials), context),
+    };
     const target = {
       ...caller,
       url: checked.url.href,
-      origin: checked.url.origin,
+      origin: originOf(checked.url),
       sealedKey: this.secrets.seal(checked.authKey, context),
       userData: checked.userData === null ? null : JSON.stringify(checked.userData),
       sealedSigningKey: pair && this.secrets.seal(pair.privateKey, context),
@@ -144,12 +153,13 @@ export class NotificationService {
         const { rows } = await client.query<RegistrationRow>(
           `INSERT INTO notification_registrations AS r
                   (account_id, client_id, url, origin, auth_key, event_types, user_data, filter,
-                   max_per_second, signing_key, public_key)
-           VALUES ($1, $2, $3, $4, $5, $6::text[], $7::jsonb, $8, $9, $10, $11)
+                   max_per_second, signing_key, public_key, destination)
+           VALUES ($1, $2, $3, $4, $5, $6::text[], $7::jsonb, $8, $9, $10, $11, $12::jsonb)
            ON CONFLICT (account_id, client_id) DO UPDATE
               SET url = EXCLUDED.url, origin = EXCLUDED.origin, auth_key = EXCLUDED.auth_key,
                   event_types = EXCLUDED.event_types, user_data = EXCLUDED.user_data,
                   filter = EXCLUDED.filter, max_per_second = EXCLUDED.max_per_second,
+                  destination = EXCLUDED.destination,
                   signing_key = CASE WHEN EXCLUDED.signing_key IS NULL THEN NULL
                                      ELSE coalesce(r.signing_key, EXCLUDED.signing_key) END,
                   public_key = CASE WHEN EXCLUDED.public_key IS NULL THEN NULL
@@ -169,6 +179,7 @@ export class NotificationService {
             checked.maxPerSecond,
             target.sealedSigningKey,
             target.publicKey,
+            destination && JSON.stringify(destination),
           ],
         );
         await retargetPending(client, caller);

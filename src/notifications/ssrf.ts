@@ -122,10 +122,12 @@ const MAX_URL_LENGTH = 2048;
  * Checks a receiver URL at registration: absolute, https (http only with allowHttp), without
  * credentials, at most 2048 characters, and not an IP literal in a non-public range unless
  * allowPrivateNetworks. Host names are checked again on every connection, after resolution.
+ * A broker's URL is checked alike with its kind's `schemes` (mqtts, and mqtt with allowHttp).
  */
 export function validateReceiverUrl(
   url: unknown,
   options: { allowHttp: boolean; allowPrivateNetworks: boolean },
+  schemes: { secure: string; plain: string } = { secure: 'https:', plain: 'http:' },
 ): URL {
   if (typeof url !== 'string') throw invalidArgument('url', 'url must be a string');
   if (url.length > MAX_URL_LENGTH) {
@@ -133,10 +135,14 @@ export function validateReceiverUrl(
   }
   const parsed = URL.parse(url);
   if (parsed === null) throw invalidArgument('url', 'url must be an absolute URL');
-  if (parsed.protocol !== 'https:' && !(options.allowHttp && parsed.protocol === 'http:')) {
+  const { secure, plain } = schemes;
+  if (parsed.protocol !== secure && !(options.allowHttp && parsed.protocol === plain)) {
+    const name = (scheme: string) => scheme.slice(0, -1);
     throw invalidArgument(
       'url',
-      options.allowHttp ? 'url must use https or http' : 'url must use https',
+      options.allowHttp
+        ? `url must use ${name(secure)} or ${name(plain)}`
+        : `url must use ${name(secure)}`,
     );
   }
   if (parsed.username !== '' || parsed.password !== '') {

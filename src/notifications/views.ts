@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { isEventType, type EventType } from '../events/types.ts';
 import type { SigningMode } from './registration.ts';
+import type { DestinationKind, StoredDestination } from './destinations/destination.ts';
 import {
   previousKeySigns,
   webhookIdOf,
@@ -37,6 +38,14 @@ export interface RegistrationView {
   signing: SigningMode;
   /** ed25519: the public key that verifies its `v1a` signatures (`whpk_...`); else null. */
   publicKey: string | null;
+  /** Where its notifications go: `url` is a webhook's, or the broker's (docs/api.md, Destinations). */
+  kind: DestinationKind;
+  /** A broker's topic, routing key or subject template; null for a webhook. */
+  topic: string | null;
+  /** AMQP's exchange; null for the other kinds. */
+  exchange: string | null;
+  /** Whether broker credentials are set (they are never returned). */
+  hasCredentials: boolean;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -108,6 +117,10 @@ export const registrationJson = (r: RegistrationView) => ({
   previousKeyUntil: r.previousKeyUntil?.toISOString() ?? null,
   signing: r.signing,
   publicKey: r.publicKey,
+  kind: r.kind,
+  topic: r.topic,
+  exchange: r.exchange,
+  hasCredentials: r.hasCredentials,
   createdAt: r.createdAt.toISOString(),
   updatedAt: r.updatedAt.toISOString(),
 });
@@ -125,6 +138,7 @@ export interface RegistrationRow {
   disabled_reason: string | null;
   previous_key_until: Date | null;
   public_key: string | null;
+  destination: StoredDestination | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -145,6 +159,10 @@ export const registrationView = (row: RegistrationRow, now: Date): RegistrationV
   previousKeyUntil: previousKeySigns(row.previous_key_until, now) ? row.previous_key_until : null,
   signing: row.public_key === null ? 'hmac-sha256' : 'ed25519',
   publicKey: row.public_key,
+  kind: row.destination?.kind ?? 'webhook',
+  topic: row.destination?.topic ?? null,
+  exchange: row.destination?.exchange ?? null,
+  hasCredentials: (row.destination?.credentials ?? null) !== null,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 });
@@ -172,7 +190,7 @@ export const DELIVERY_COLUMNS = deliveryColumns();
 
 export const REGISTRATION_COLUMNS = `account_id, client_id, url, event_types, user_data, filter,
   max_per_second, failing_since, disabled_at, disabled_reason, previous_key_until, public_key,
-  created_at, updated_at`;
+  destination, created_at, updated_at`;
 
 /** The views of these deliveries, each with its attempts in order (one query for all). */
 export async function withAttempts(pool: pg.Pool, rows: DeliveryRow[]): Promise<DeliveryView[]> {

@@ -126,8 +126,20 @@ describe('the event catalog', () => {
       'accountEvents',
       'accessoryEvents',
       'notifications',
+      'brokerNotifications',
     ]);
-    expect(Object.keys(asyncapi.servers)).toEqual(['websocket', 'sse', 'receiver']);
+    expect(Object.keys(asyncapi.servers)).toEqual([
+      'websocket',
+      'sse',
+      'receiver',
+      'mqtt',
+      'amqp',
+      'nats',
+    ]);
+    expect(asyncapi.operations.publishNotifications.bindings.mqtt).toEqual({
+      qos: 1,
+      retain: false,
+    });
     const names = (channel: string) =>
       Object.keys(asyncapi.channels[channel].messages).map(
         (m) => asyncapi.components.messages[m].name,
@@ -139,6 +151,7 @@ describe('the event catalog', () => {
     expect(names('accessoryEvents')).not.toContain('receiver_disabled');
     expect(names('notifications')).toContain('test_notification');
     expect(names('notifications')).not.toContain('zones_saved');
+    expect(names('brokerNotifications')).toEqual(names('notifications'));
 
     const broken = structuredClone(asyncapi);
     delete broken.components.schemas.ReceiverEnabledEventData;

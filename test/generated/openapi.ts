@@ -1094,13 +1094,24 @@ export interface components {
             signing: "hmac-sha256" | "ed25519";
             /** @description ed25519: the public key that verifies the v1a signatures, whpk_ + base64 of its raw 32 bytes (a rotation replaces it); null for hmac-sha256 */
             publicKey: string | null;
+            /**
+             * @description webhook: POSTed to url; mqtt, amqp, nats: published to the broker at url
+             * @enum {string}
+             */
+            kind: "webhook" | "mqtt" | "amqp" | "nats";
+            /** @description A broker kind's topic, routing key or subject template; null for a webhook */
+            topic: string | null;
+            /** @description amqp: the exchange; null for the other kinds */
+            exchange: string | null;
+            /** @description Whether broker credentials are set (they are never returned) */
+            hasCredentials: boolean;
             createdAt: components["schemas"]["Timestamp"];
             updatedAt: components["schemas"]["Timestamp"];
         };
         NotificationRegistrationInput: {
             /**
              * Format: uri
-             * @description Absolute https URL (http only with WEBHOOK_ALLOW_HTTP), without credentials
+             * @description Absolute https URL (http only with WEBHOOK_ALLOW_HTTP), without credentials; a broker kind's: mqtts, amqps or tls (nats) (mqtt, amqp, nats only with WEBHOOK_ALLOW_HTTP)
              */
             url: string;
             /** @description The HMAC key of the signatures; never returned */
@@ -1120,6 +1131,19 @@ export interface components {
              * @enum {string}
              */
             signing?: "hmac-sha256" | "ed25519";
+            /**
+             * @description Where notifications go: webhook (the default, a POST to url), or the broker at url: mqtt, amqp or nats
+             * @enum {string}
+             */
+            kind?: "webhook" | "mqtt" | "amqp" | "nats";
+            /** @description Broker kinds: the MQTT topic, AMQP routing key or NATS subject, with the placeholders {accountId}, {accessoryId} (- for events of no accessory) and {eventType} */
+            topic?: string;
+            /** @description amqp: the exchange published to; left out: '' (the default exchange) */
+            exchange?: string;
+            /** @description Broker kinds: the broker's user name, with password; never returned */
+            username?: string;
+            /** @description Broker kinds: the broker's password, with username; never returned */
+            password?: string;
         };
         /** @description Nothing: `{}` or an empty body */
         EnableNotificationsInput: Record<string, never>;
@@ -1150,6 +1174,17 @@ export interface components {
             signing: "hmac-sha256" | "ed25519";
             /** @description ed25519: the public key that verifies the v1a signatures, whpk_ + base64 of its raw 32 bytes (a rotation replaces it); null for hmac-sha256 */
             publicKey: string | null;
+            /**
+             * @description webhook: POSTed to url; mqtt, amqp, nats: published to the broker at url
+             * @enum {string}
+             */
+            kind: "webhook" | "mqtt" | "amqp" | "nats";
+            /** @description A broker kind's topic, routing key or subject template; null for a webhook */
+            topic: string | null;
+            /** @description amqp: the exchange; null for the other kinds */
+            exchange: string | null;
+            /** @description Whether broker credentials are set (they are never returned) */
+            hasCredentials: boolean;
             createdAt: components["schemas"]["Timestamp"];
             updatedAt: components["schemas"]["Timestamp"];
             /** @description The generated key, when none was given: shown here only, never again */
@@ -1191,8 +1226,8 @@ export interface components {
             description: string;
             /** @description Registrations may list it */
             registrable: boolean;
-            /** @description What carries it: webhook notifications, live subscriptions (accountEvents, accessoryEvents), pull */
-            channels: ("webhook" | "live" | "pull")[];
+            /** @description What carries it: notifications to each destination kind (webhook, mqtt, amqp, nats), live subscriptions (accountEvents, accessoryEvents), pull */
+            channels: ("webhook" | "mqtt" | "amqp" | "nats" | "live" | "pull")[];
             /** @description Why not to use it; null: current */
             deprecated: string | null;
             /** @description The JSON Schema (2020-12) of its eventData */

@@ -8,6 +8,9 @@ import type { AddressInfo } from 'node:net';
  */
 export interface TcpProxy {
   port: number;
+  /** Connections accepted so far, and those of them still open. */
+  readonly accepted: number;
+  readonly connected: number;
   /** `scheme://host:port/...` of `url` with the proxy's port instead. */
   via(url: string): string;
   cut(): void;
@@ -29,9 +32,14 @@ export async function startTcpProxy(
   { connectDelayMs = 0 } = {},
 ): Promise<TcpProxy> {
   const open = new Set<net.Socket>();
+  const clients = new Set<net.Socket>();
+  let accepted = 0;
   let up = true;
   const losing = new Set<{ pattern: Buffer; answered: () => void }>();
   const server = net.createServer((client) => {
+    accepted += 1;
+    clients.add(client);
+    client.on('close', () => clients.delete(client));
     if (!up) return client.destroy();
     if (connectDelayMs === 0) return forward(client);
     client.pause();
@@ -70,6 +78,12 @@ export async function startTcpProxy(
   const port = (server.address() as AddressInfo).port;
   return {
     port,
+    get accepted() {
+      return accepted;
+    },
+    get connected() {
+      return clients.size;
+    },
     via(url) {
       const u = new URL(url);
       u.hostname = '127.0.0.1';

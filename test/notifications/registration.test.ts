@@ -57,6 +57,10 @@ describe.each(backends)('notification registration on %s', (backend) => {
       previousKeyUntil: null,
       signing: 'hmac-sha256',
       publicKey: null,
+      kind: 'webhook',
+      topic: null,
+      exchange: null,
+      hasCredentials: false,
       createdAt: expect.stringMatching(/Z$/),
       updatedAt: expect.stringMatching(/Z$/),
     });
@@ -156,6 +160,20 @@ describe.each(backends)('notification registration on %s', (backend) => {
     ['filter', { filter: '' }, /at position 0/],
     ['filter', { filter: 7 }, /string/],
     ['colour', { colour: 'blue' }, /unknown field/],
+    // Broker kinds (docs/api.md, Destinations): the same address rules, the kind's schemes.
+    ['kind', { kind: 'kafka' }, /webhook, mqtt, amqp, nats/],
+    ['url', { kind: 'mqtt', url: 'mqtt://broker.example.com', topic: 't' }, /must use mqtts$/],
+    ['url', { kind: 'mqtt', url: 'mqtts://10.0.0.1', topic: 't' }, /private/],
+    ['url', { kind: 'amqp', url: 'amqps://[::1]/vhost', topic: 't' }, /loopback/],
+    ['url', { kind: 'nats', url: 'nats://broker.example.com', topic: 't' }, /must use tls$/],
+    ['url', { kind: 'amqp', url: 'amqps://u:p@broker.example.com', topic: 't' }, /username/],
+    ['topic', { kind: 'nats', url: 'tls://broker.example.com', topic: 'a.>' }, /wildcards/],
+    ['topic', { topic: 'clipgate/{eventType}' }, /not a webhook/],
+    [
+      'password',
+      { kind: 'mqtt', url: 'mqtts://b.example.com', topic: 't', username: 'u' },
+      /together/,
+    ],
   ])('400 naming %s for %j', async (field, change, message) => {
     const res = await rest(t.url, token, 'PUT', PATH, { ...valid, ...change });
     expect(res.status, JSON.stringify(res.body)).toBe(400);
@@ -163,6 +181,28 @@ describe.each(backends)('notification registration on %s', (backend) => {
     expect(res.body.error.message).toMatch(message);
     // Nothing was registered.
     expect((await rest(t.url, token, 'GET', PATH)).status).toBe(404);
+  });
+
+  it('registers a broker by host name with the default settings; webhook again clears it', async () => {
+    const broker = {
+      kind: 'amqp',
+      url: 'amqps://rabbit.example.com/tenants',
+      topic: 'clipgate.{accountId}.{eventType}',
+      username: 'clipgate',
+      password: 'a-broker-password',
+    };
+    const put = await rest(t.url, token, 'PUT', PATH, { ...valid, ...broker });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    expect(put.body).toMatchObject({
+      kind: 'amqp',
+      url: broker.url,
+      topic: broker.topic,
+      exchange: '',
+      hasCredentials: true,
+    });
+    const again = await rest(t.url, token, 'PUT', PATH, valid);
+    expect(again.body).toMatchObject({ kind: 'webhook', topic: null, hasCredentials: false });
+    await rest(t.url, token, 'DELETE', PATH);
   });
 
   it('accepts userData of exactly 4 KiB and host names (checked again at every connection)', async () => {

@@ -214,6 +214,7 @@ describe.runIf(browserSuiteRuns('API reference browser test'))(
         'accountEvents',
         'accessoryEvents',
         'notifications',
+        'brokerNotifications',
       ]);
 
       expect((await tab.goto(`${t.url}/docs/events`))?.status()).toBe(200);

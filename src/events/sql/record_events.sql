@@ -76,10 +76,11 @@ BEGIN
         INSERT INTO "deliveries" ("kind", "event_id", "account_id", "client_id", "event_type",
                                   "event_data", "user_data", "url", "origin", "auth_key",
                                   "previous_auth_key", "previous_key_until", "signing_key",
-                                  "previous_signing_key", "traceparent")
+                                  "previous_signing_key", "traceparent", "destination")
         SELECT 'event', e."id", r."account_id", r."client_id", e."event_type", e."event_data",
                r."user_data", r."url", r."origin", r."auth_key", r."previous_auth_key",
-               r."previous_key_until", r."signing_key", r."previous_signing_key", p_traceparent
+               r."previous_key_until", r."signing_key", r."previous_signing_key", p_traceparent,
+               r."destination"
           FROM numbered e JOIN "notification_registrations" r ON r."account_id" = e."account_id"
          WHERE (e."event_type" = ANY (r."event_types") OR e."event_type" = 'account_deleted')
            AND r."disabled_at" IS NULL

@@ -11,6 +11,7 @@ import {
   OVERLAP_SECONDS_DEFAULT,
   OVERLAP_SECONDS_MAX,
 } from '../../notifications/registration.ts';
+import { destinationKinds } from '../../notifications/destinations/destination.ts';
 import { MAX_DELIVERIES_PAGE, TEST_EVENT_TYPE } from '../../notifications/service.ts';
 import type {
   AttemptView,
@@ -54,6 +55,11 @@ const RegistrationStateRef = builder.enumType('NotificationRegistrationState', {
 
 const not = (value: unknown) => (value === undefined ? null : value);
 
+const DestinationKindRef = builder.enumType('DestinationKind', {
+  description: 'Where a registration’s notifications go (docs/api.md, Destinations).',
+  values: destinationKinds,
+});
+
 const RegistrationRef = builder.objectRef<RegistrationView>('NotificationRegistration').implement({
   description:
     "The calling client's receiver of server notifications on an account. The authKey is never returned.",
@@ -93,6 +99,22 @@ const RegistrationRef = builder.objectRef<RegistrationView>('NotificationRegistr
       nullable: true,
       description:
         'ed25519: the public key that verifies the v1a signatures (whpk_ + base64 of its raw 32 bytes; a rotation replaces it). Null for hmac-sha256.',
+    }),
+    kind: t.field({
+      type: DestinationKindRef,
+      resolve: (r) => r.kind,
+      description: 'webhook: POSTed to url; mqtt, amqp, nats: published to the broker at url.',
+    }),
+    topic: t.exposeString('topic', {
+      nullable: true,
+      description: "A broker kind's topic, routing key or subject template; null for a webhook.",
+    }),
+    exchange: t.exposeString('exchange', {
+      nullable: true,
+      description: 'AMQP: the exchange; null for the other kinds.',
+    }),
+    hasCredentials: t.exposeBoolean('hasCredentials', {
+      description: 'Whether broker credentials are set (they are never returned).',
     }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
@@ -205,6 +227,18 @@ const RegisterInput = builder.inputType('RegisterNotificationsInput', {
       description:
         'hmac-sha256 (default): webhook-signature carries v1, keyed with authKey; ed25519: v1a, with a key pair the service generates and publishes as publicKey. authKey keys X-Vendor-Verify either way.',
     }),
+    kind: t.field({
+      type: DestinationKindRef,
+      description:
+        'webhook (default): POSTed to url; mqtt, amqp, nats: published to the broker at url.',
+    }),
+    topic: t.string({
+      description:
+        'Broker kinds: the MQTT topic, AMQP routing key or NATS subject, with the placeholders {accountId}, {accessoryId} (- for events of no accessory) and {eventType}.',
+    }),
+    exchange: t.string({ description: "AMQP: the exchange; left out: '' (the default exchange)." }),
+    username: t.string({ description: "Broker kinds: the broker's user name; never returned." }),
+    password: t.string({ description: "Broker kinds: the broker's password; never returned." }),
   }),
 });
 
@@ -291,6 +325,11 @@ builder.mutationFields((t) => ({
           filter: not(input.filter),
           maxPerSecond: input.maxPerSecond,
           signing: input.signing,
+          kind: input.kind,
+          topic: input.topic,
+          exchange: input.exchange,
+          username: input.username,
+          password: input.password,
         },
         motionAllowed(ctx),
       ),

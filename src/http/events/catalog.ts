@@ -113,8 +113,9 @@ const deliveryExhaustedEventData = z
       'A notification failed its last attempt and was discarded (redeliverNotification sends it again). None is recorded for a delivery_exhausted notification.',
   });
 
-/** Where an event type goes. */
-export type EventChannel = 'webhook' | 'live' | 'pull';
+/** Where an event type goes: to receivers of each destination kind, live, pull. */
+export const eventChannels = ['webhook', 'mqtt', 'amqp', 'nats', 'live', 'pull'] as const;
+export type EventChannel = (typeof eventChannels)[number];
 
 export interface CatalogEntry {
   eventType: RecordedEventType | 'test_notification';
@@ -130,7 +131,9 @@ export interface CatalogEntry {
   deprecated?: string;
 }
 
-const everywhere: readonly EventChannel[] = ['webhook', 'live', 'pull'];
+/** Every destination kind: what a registration gets. */
+const notified: readonly EventChannel[] = ['webhook', 'mqtt', 'amqp', 'nats'];
+const everywhere: readonly EventChannel[] = [...notified, 'live', 'pull'];
 const logged: readonly EventChannel[] = ['live', 'pull'];
 
 /** Every event type, with the schema of its `eventData` and where it goes. */
@@ -239,7 +242,7 @@ export const catalog: readonly CatalogEntry[] = [
     data: emptyEventData,
     registrable: false,
     ofAccessory: false,
-    channels: ['webhook'],
+    channels: notified,
   },
 ];
 

@@ -24,6 +24,13 @@ const notificationHeaders = {
     'Legacy: base64 of the HMAC-SHA256 of the body alone, keyed with the authKey (the new one from a rotation on); it signs no time and no id, prefer webhook-signature',
 };
 
+/** The broker kinds' servers (docs/api.md, Destinations). */
+const brokers = [
+  { kind: 'mqtt', protocol: 'mqtt', title: 'An MQTT 5 broker' },
+  { kind: 'amqp', protocol: 'amqp', title: 'An AMQP 0-9-1 broker (RabbitMQ)' },
+  { kind: 'nats', protocol: 'nats', title: 'A NATS server with JetStream' },
+] as const;
+
 const webhookEntries = () => catalog.filter((entry) => notificationSchemas.has(entry.eventType));
 
 /** The OpenAPI 3.1 `webhooks`: one POST per event type sent to receivers. */
@@ -123,7 +130,7 @@ export function asyncApiDocument(scopePrefix: string): object {
       title: 'clipgate events',
       version: '1',
       description:
-        'The events clipgate sends: live subscriptions over WebSocket and SSE, and webhook notifications. GET /api/event-types answers the same schemas as JSON Schema 2020-12; GET /api/accounts/{accountId}/events pulls the same events. docs/api.md describes them.',
+        'The events clipgate sends: live subscriptions over WebSocket and SSE, webhook notifications, and notifications published to MQTT, AMQP and NATS brokers. GET /api/event-types answers the same schemas as JSON Schema 2020-12; GET /api/accounts/{accountId}/events pulls the same events. docs/api.md describes them.',
     },
     defaultContentType: 'application/json',
     servers: {
@@ -154,6 +161,18 @@ export function asyncApiDocument(scopePrefix: string): object {
         description: "A registration's url (http only where the operator allows it).",
         variables: { receiver: { description: "The receiver's host" } },
       },
+      ...Object.fromEntries(
+        brokers.map(({ kind, protocol, title }) => [
+          kind,
+          {
+            host: '{broker}',
+            protocol,
+            title,
+            description: `The url of a registration of kind ${kind} (docs/api.md, Destinations).`,
+            variables: { broker: { description: "The broker's host and port" } },
+          },
+        ]),
+      ),
     },
     channels: {
       accountEvents: {
@@ -178,6 +197,20 @@ export function asyncApiDocument(scopePrefix: string): object {
         servers: [{ $ref: '#/servers/receiver' }],
         messages: channelMessages(webhooks, 'Notification'),
       },
+      brokerNotifications: {
+        address: '{topic}',
+        title: 'Broker notifications',
+        description:
+          "Published to the broker of each registration of kind mqtt, amqp or nats, to its topic (MQTT), routing key (AMQP, on its exchange) or subject (NATS), for the event types it lists. The body is the webhook's; webhook-id, webhook-timestamp and webhook-signature travel as MQTT 5 user properties or message headers (no X-Vendor-Verify), and NATS's Nats-Msg-Id is the webhook-id.",
+        parameters: {
+          topic: {
+            description:
+              "The registration's template with {accountId}, {accessoryId} (- for none) and {eventType} filled in",
+          },
+        },
+        servers: brokers.map(({ kind }) => ({ $ref: `#/servers/${kind}` })),
+        messages: channelMessages(webhooks, 'Notification'),
+      },
     },
     operations: {
       sendAccountEvents: {
@@ -199,6 +232,17 @@ export function asyncApiDocument(scopePrefix: string): object {
           'POSTs each notification to the receiver; 2xx accepts it, 410 removes the registration',
         bindings: { http: { method: 'POST' } },
         messages: Object.values(messageRefs('notifications', webhooks, 'Notification')),
+      },
+      publishNotifications: {
+        action: 'send',
+        channel: { $ref: '#/channels/brokerNotifications' },
+        summary:
+          'Publishes each notification to the broker; its acknowledgement (PUBACK, publisher confirm, JetStream ack) accepts it',
+        bindings: {
+          mqtt: { qos: 1, retain: false },
+          amqp: { deliveryMode: 2, mandatory: true },
+        },
+        messages: Object.values(messageRefs('brokerNotifications', webhooks, 'Notification')),
       },
     },
     components: {

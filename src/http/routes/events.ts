@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { invalidArgument } from '../../errors.ts';
 import { isBigintId } from '../../ids.ts';
 import { route } from '../rest.ts';
-import { anyEventSchema, catalogJson } from '../events/catalog.ts';
+import { anyEventSchema, catalogJson, eventChannels } from '../events/catalog.ts';
 import { PULL_DEFAULT_LIMIT, PULL_MAX_LIMIT, PULL_MAX_WAIT_S } from '../../events/pull.ts';
 
 const jsonSchemaObject = z.record(z.string(), z.unknown());
@@ -12,9 +12,9 @@ const eventTypeJson = z
     eventType: z.string(),
     description: z.string(),
     registrable: z.boolean().meta({ description: 'Registrations may list it' }),
-    channels: z.array(z.enum(['webhook', 'live', 'pull'])).meta({
+    channels: z.array(z.enum(eventChannels)).meta({
       description:
-        'What carries it: webhook notifications, live subscriptions (accountEvents, accessoryEvents), pull',
+        'What carries it: notifications to each destination kind (webhook, mqtt, amqp, nats), live subscriptions (accountEvents, accessoryEvents), pull',
     }),
     deprecated: z.string().nullable().meta({ description: 'Why not to use it; null: current' }),
     schema: jsonSchemaObject.meta({ description: 'The JSON Schema (2020-12) of its eventData' }),

@@ -7,6 +7,8 @@ import { route } from '../rest.ts';
 import { callerOf, motionAllowed } from '../caller.ts';
 import {
   AUTH_KEY_MAX,
+  BROKER_CREDENTIAL_MAX,
+  EXCHANGE_MAX,
   MAX_PER_SECOND_MAX,
   OVERLAP_SECONDS_DEFAULT,
   OVERLAP_SECONDS_MAX,
@@ -15,6 +17,7 @@ import {
 } from '../../notifications/registration.ts';
 import { AUTH_KEY_MIN } from '../../notifications/signing.ts';
 import { registrationJson } from '../../notifications/views.ts';
+import { destinationKinds, TOPIC_MAX } from '../../notifications/destinations/destination.ts';
 
 // The fields are checked by checkRegistration (shared with GraphQL), so that every problem is a
 // 400 naming the field itself; the schema here catches unknown fields and describes the body.
@@ -24,7 +27,8 @@ const registrationBody = z
       type: 'string',
       format: 'uri',
       maxLength: 2048,
-      description: 'Absolute https URL (http only with WEBHOOK_ALLOW_HTTP), without credentials',
+      description:
+        "Absolute https URL (http only with WEBHOOK_ALLOW_HTTP), without credentials; a broker kind's: mqtts, amqps or tls (nats) (mqtt, amqp, nats only with WEBHOOK_ALLOW_HTTP)",
     }),
     authKey: z.unknown().meta({
       type: 'string',
@@ -75,6 +79,36 @@ const registrationBody = z
         description:
           'How webhook-signature is signed: hmac-sha256 (v1, keyed with authKey; the default) or ed25519 (v1a, with a key pair the service generates; the answer publishes publicKey). authKey keys X-Vendor-Verify either way',
       }),
+    kind: z
+      .unknown()
+      .optional()
+      .meta({
+        type: 'string',
+        enum: [...destinationKinds],
+        description:
+          'Where notifications go: webhook (the default, a POST to url), or the broker at url: mqtt, amqp or nats',
+      }),
+    topic: z.unknown().optional().meta({
+      type: 'string',
+      maxLength: TOPIC_MAX,
+      description:
+        'Broker kinds: the MQTT topic, AMQP routing key or NATS subject, with the placeholders {accountId}, {accessoryId} (- for events of no accessory) and {eventType}',
+    }),
+    exchange: z.unknown().optional().meta({
+      type: 'string',
+      maxLength: EXCHANGE_MAX,
+      description: "amqp: the exchange published to; left out: '' (the default exchange)",
+    }),
+    username: z.unknown().optional().meta({
+      type: 'string',
+      maxLength: BROKER_CREDENTIAL_MAX,
+      description: "Broker kinds: the broker's user name, with password; never returned",
+    }),
+    password: z.unknown().optional().meta({
+      type: 'string',
+      maxLength: BROKER_CREDENTIAL_MAX,
+      description: "Broker kinds: the broker's password, with username; never returned",
+    }),
   })
   .strict()
   .meta({ id: 'NotificationRegistrationInput' });
@@ -105,6 +139,19 @@ const registrationSchema = z
     publicKey: z.string().nullable().meta({
       description:
         'ed25519: the public key that verifies the v1a signatures, whpk_ + base64 of its raw 32 bytes (a rotation replaces it); null for hmac-sha256',
+    }),
+    kind: z.enum(destinationKinds).meta({
+      description: 'webhook: POSTed to url; mqtt, amqp, nats: published to the broker at url',
+    }),
+    topic: z.string().nullable().meta({
+      description: "A broker kind's topic, routing key or subject template; null for a webhook",
+    }),
+    exchange: z
+      .string()
+      .nullable()
+      .meta({ description: 'amqp: the exchange; null for the other kinds' }),
+    hasCredentials: z.boolean().meta({
+      description: 'Whether broker credentials are set (they are never returned)',
     }),
     createdAt: timestamp,
     updatedAt: timestamp,

@@ -9,6 +9,8 @@ import type { Logger } from '../../logger.ts';
 import type { Database } from '../../storage/database.ts';
 import { rememberOpened, type SecretBox } from '../secrets.ts';
 import { attemptMaxMs, createSender, type Sender } from '../sender.ts';
+import { createPublishers } from '../destinations/publishers.ts';
+import { createDestinationSender } from '../destinations/sender.ts';
 import { ReceiverHealth } from './health.ts';
 import type { AttemptResult } from './policy.ts';
 import { OutcomeRecorder } from './recorder.ts';
@@ -116,11 +118,16 @@ export class Dispatcher {
     this.#endPool = end;
     this.#leaseMs = leaseMs(options.webhook.timeoutMs);
     this.#metrics = options.metrics;
-    this.#sender = createSender({
-      timeoutMs: options.webhook.timeoutMs,
-      allowPrivateNetworks: options.webhook.allowPrivateNetworks,
-      connectionsPerOrigin: PER_ORIGIN,
-      logger: this.#logger,
+    const { timeoutMs, allowPrivateNetworks } = options.webhook;
+    this.#sender = createDestinationSender({
+      webhook: createSender({
+        timeoutMs,
+        allowPrivateNetworks,
+        connectionsPerOrigin: PER_ORIGIN,
+        logger: this.#logger,
+      }),
+      publishers: createPublishers({ allowPrivateNetworks }),
+      timeoutMs,
     });
     this.#wakeups = new Wakeups({
       db: options.db,

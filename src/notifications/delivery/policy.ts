@@ -4,6 +4,8 @@
  * see signing.ts), how its answer is classified, and the retry decision. See
  * docs/decisions/0091-retries-and-redelivery.md and 0103-slow-down-statuses.md.
  */
+import type { BrokerKind } from '../destinations/destination.ts';
+import type { BrokerTarget } from '../destinations/types.ts';
 import type { AttemptKeys } from '../signing.ts';
 
 /** A delivery's state in the queue and the log. */
@@ -45,6 +47,8 @@ export interface AttemptRequest {
   webhookId: string;
   /** W3C trace context sent as the `traceparent` header (only while tracing is on). */
   traceparent?: string;
+  /** A broker destination: published there instead of POSTed to `url`. */
+  broker?: { kind: BrokerKind; target: BrokerTarget };
 }
 
 /** The fields of a queued delivery an attempt is built from (its `deliveries` row). */
@@ -170,6 +174,13 @@ export function nextStep(
   return { state: 'pending', delayMs: Math.max(delayMs, slowDownMs(result, now, 0) ?? 0) };
 }
 
-/** The `result` label of the attempt-duration metric: the status class, or the error class. */
-export const resultLabel = (result: Pick<AttemptResult, 'status' | 'error'>): string =>
-  result.status !== null ? `${Math.floor(result.status / 100)}xx` : (result.error ?? 'unknown');
+/**
+ * The `result` label of the attempt-duration metric: the status class, `ack` for a broker's
+ * acknowledgement (no status), or the error class.
+ */
+export const resultLabel = (
+  result: Pick<AttemptResult, 'outcome' | 'status' | 'error'>,
+): string => {
+  if (result.status !== null) return `${Math.floor(result.status / 100)}xx`;
+  return result.outcome === 'accepted' ? 'ack' : (result.error ?? 'unknown');
+};

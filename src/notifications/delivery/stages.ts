@@ -7,6 +7,7 @@ import { traceAttempt } from './tracing.ts';
 import { secretContext, type SecretBox } from '../secrets.ts';
 import type { AttemptKeys } from '../signing.ts';
 import type { Sender } from '../sender.ts';
+import { brokerTarget, type BrokerCredentials } from '../destinations/destination.ts';
 import {
   attemptRequest,
   keyUnavailable,
@@ -53,10 +54,12 @@ export type Prepared = { request: AttemptRequest } | { unsent: AttemptResult };
 /**
  * prepare: opens the receiver's keys (its ed25519 key if it has one, and the previous ones while
  * a rotation's overlap lasts, by the clock now: the keys of an attempt are those in effect when
- * it is sent) and builds the request; a key that does not open is unsent.
+ * it is sent) and a broker's credentials, and builds the request; a key that does not open is
+ * unsent.
  */
 export function prepare(ctx: StageContext, delivery: ClaimedDelivery): Prepared {
   let keys: AttemptKeys;
+  let credentials: BrokerCredentials | null = null;
   try {
     const context = secretContext(delivery.account_id, delivery.client_id);
     const open = (sealed: string | null) =>
@@ -68,6 +71,8 @@ export function prepare(ctx: StageContext, delivery: ClaimedDelivery): Prepared 
       signingKey: open(delivery.signing_key),
       previousSigningKey: overlap ? open(delivery.previous_signing_key) : undefined,
     };
+    const sealed = delivery.destination?.credentials ?? null;
+    if (sealed !== null) credentials = JSON.parse(ctx.secrets.open(sealed, context));
   } catch (err) {
     ctx.logger.error(
       { err, deliveryId: delivery.id },
@@ -75,10 +80,17 @@ export function prepare(ctx: StageContext, delivery: ClaimedDelivery): Prepared 
     );
     return { unsent: keyUnavailable() };
   }
-  return { request: attemptRequest(delivery, keys) };
+  const request = attemptRequest(delivery, keys);
+  const { destination } = delivery;
+  if (destination === null) return { request };
+  const target = brokerTarget(delivery, destination, credentials);
+  return { request: { ...request, broker: { kind: destination.kind, target } } };
 }
 
-/** call: the signed POST (sender.ts), traced in its request's trace; never throws. */
+/**
+ * call: the signed POST (sender.ts), or the signed message to a broker (destinations/sender.ts),
+ * traced in its request's trace; never throws.
+ */
 export const call = (
   ctx: StageContext,
   delivery: ClaimedDelivery,

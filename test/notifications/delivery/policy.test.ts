@@ -166,6 +166,8 @@ describe('retry policy', () => {
     ]);
     expect(resultLabel(unanswered('dns'))).toBe('dns');
     expect(resultLabel(keyUnavailable())).toBe('key_unavailable');
+    // A broker's acknowledgement has no status.
+    expect(resultLabel({ outcome: 'accepted', status: null, error: null })).toBe('ack');
   });
 });
 

@@ -72,7 +72,7 @@ UPDATE deliveries d
 RETURNING d.id::text AS id, d.kind, d.event_id::text AS event_id, d.account_id, d.client_id,
           d.event_type, d.event_data, d.user_data, d.url, d.origin, d.auth_key,
           d.previous_auth_key, d.previous_key_until, d.signing_key, d.previous_signing_key,
-          d.attempt_count, d.round_attempts, d.traceparent`;
+          d.attempt_count, d.round_attempts, d.traceparent, d.destination`;
 
 /**
  * The registrations of one origin a claim looks past its window for: beyond, the others wait

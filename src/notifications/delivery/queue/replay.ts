@@ -81,10 +81,10 @@ export async function replayOriginals(
     `INSERT INTO deliveries (kind, event_id, account_id, client_id, event_type, event_data,
                              user_data, url, origin, auth_key, previous_auth_key,
                              previous_key_until, signing_key, previous_signing_key, traceparent,
-                             replay_of)
+                             replay_of, destination)
      SELECT 'event', o.event_id, o.account_id, o.client_id, o.event_type, o.event_data,
             r.user_data, r.url, r.origin, r.auth_key, r.previous_auth_key, r.previous_key_until,
-            r.signing_key, r.previous_signing_key, $5, o.id
+            r.signing_key, r.previous_signing_key, $5, o.id, r.destination
        FROM deliveries o
        JOIN notification_registrations r
          ON r.account_id = o.account_id AND r.client_id = o.client_id

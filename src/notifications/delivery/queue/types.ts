@@ -1,3 +1,4 @@
+import type { StoredDestination } from '../../destinations/destination.ts';
 import type { AttemptResult, DeliveryContent, NextStep } from '../policy.ts';
 
 /**
@@ -40,6 +41,8 @@ export interface ClaimedDelivery extends DeliveryContent {
   round_attempts: number;
   /** The W3C trace context of the request that queued it (null: not traced). */
   traceparent: string | null;
+  /** A broker destination, its credentials sealed (null: a webhook at `url`). */
+  destination: StoredDestination | null;
 }
 
 /** An attempt and what follows from it, as `recordOutcomes` writes it. */

@@ -3,7 +3,7 @@
  * credentials (pool.ts), each with one confirm channel. A message is published persistent and
  * mandatory to the target's exchange with its routing key; the broker's publisher confirm is the
  * receipt, and a message it returns as unroutable (no queue bound) fails the attempt. See
- * docs/decisions/0158-broker-clients.md.
+ * docs/decisions/0150-broker-clients.md.
  */
 import { connect, type ChannelModel, type ConfirmChannel, type Message } from 'amqplib';
 import { isIP } from 'node:net';

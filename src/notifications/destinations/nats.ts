@@ -3,7 +3,7 @@
  * @nats-io/jetstream): one connection per broker and credentials (pool.ts), which the client
  * reconnects itself for a while. A message is a JetStream publish to the target's subject with
  * `Nats-Msg-Id` = the webhook-id, so that the stream drops a repeat within its duplicate window;
- * the stream's PubAck is the receipt. See docs/decisions/0158-broker-clients.md.
+ * the stream's PubAck is the receipt. See docs/decisions/0150-broker-clients.md.
  */
 import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
 import {

@@ -4,7 +4,7 @@
  * publish, but not before a back-off after a failed opening (1 s, doubling to 30 s): meanwhile
  * publishes fail at once with the opening's error. One opening at a time per broker: attempts
  * that come while it is under way wait for it, each until its own signal aborts. See
- * docs/decisions/0158-broker-clients.md.
+ * docs/decisions/0150-broker-clients.md.
  */
 import { createHash } from 'node:crypto';
 import { classifyError, describe } from '../sender.ts';

@@ -80,8 +80,9 @@ const constraintKeywords = [
   'maxItems',
 ] as const;
 
-/** What a schema's value may be, in one line: its type, const, enum and bounds. */
+/** What a schema's value may be, in one line: its type, const, enum and bounds, or any. */
 function summary(schema: Schema): string {
+  if (Object.keys(schema).length === 0) return 'any value';
   const parts: string[] = [];
   if (schema.const !== undefined) parts.push(`= ${JSON.stringify(schema.const)}`);
   else if (Array.isArray(schema.enum))
@@ -110,7 +111,8 @@ function schemaView(document: AsyncApi, schema: Schema, seen: ReadonlySet<string
   const view = h('div', { class: 'schema' });
   const line = [named, summary(shown)].filter(Boolean).join(': ');
   if (line) view.append(h('span', { class: 'schema-type', text: line }));
-  view.append(prose('p', shown.description as string | undefined, 'schema-description') ?? '');
+  const description = prose('p', shown.description as string | undefined, 'schema-description');
+  if (description) view.append(description);
   const properties = (shown.properties ?? {}) as Record<string, Schema>;
   const required = new Set((shown.required ?? []) as string[]);
   if (Object.keys(properties).length > 0) {
@@ -130,9 +132,16 @@ function schemaView(document: AsyncApi, schema: Schema, seen: ReadonlySet<string
       ),
     );
   }
-  if (shown.items && typeof shown.items === 'object') {
+  // Arrays' items, and a map's keys and values.
+  for (const [keyword, label] of [
+    ['items', 'Items'],
+    ['propertyNames', 'Each key'],
+    ['additionalProperties', 'Each value'],
+  ] as const) {
+    const below = shown[keyword];
+    if (!below || typeof below !== 'object') continue;
     view.append(
-      h('div', { class: 'items' }, 'Items: ', schemaView(document, shown.items as Schema, inner)),
+      h('div', { class: 'items' }, `${label}: `, schemaView(document, below as Schema, inner)),
     );
   }
   for (const [keyword, label] of [

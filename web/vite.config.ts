@@ -1,15 +1,18 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vite';
+import { build, defineConfig, type Rollup } from 'vite';
 
 const manifest = new URL('./src/generated/persisted-documents.json', import.meta.url);
 
 /**
- * The API reference's files (src/web/reference.ts serves them at /docs): taken from their npm
- * packages, which are build-time dependencies only, into web/dist/reference/ with the packages'
- * versions, so that the service and its image carry these few files and not the packages.
+ * The API reference's files (src/web/reference.ts serves them at /docs), in web/dist/reference/:
+ * Swagger UI's taken from its npm package, a build-time dependency only, so that the service and
+ * its image carry these few files and not the package; and the events' view
+ * (src/events-reference.ts), built as a script and stylesheet of its own. versions.json holds the
+ * package's version and a hash of the view, which the files' path changes with.
  */
 const require = createRequire(import.meta.url);
 const referencePackages = {
@@ -18,11 +21,34 @@ const referencePackages = {
     'swagger-ui.css': 'swagger-ui.css',
     'favicon.png': 'favicon-32x32.png',
   },
-  '@asyncapi/react-component': {
-    'asyncapi.js': 'browser/standalone/index.js',
-    'asyncapi.css': 'styles/default.min.css',
-  },
 };
+const root = fileURLToPath(new URL('.', import.meta.url));
+
+/** The events' view as one classic script and its stylesheet: the page loads no modules. */
+async function buildEventsView(): Promise<Record<string, string>> {
+  const built = (await build({
+    configFile: false,
+    root,
+    logLevel: 'warn',
+    build: {
+      write: false,
+      target: 'es2022',
+      lib: {
+        entry: 'src/events-reference.ts',
+        formats: ['iife'],
+        name: 'eventsReference',
+        fileName: () => 'asyncapi.js',
+        cssFileName: 'asyncapi',
+      },
+    },
+  })) as Rollup.RollupOutput[];
+  return Object.fromEntries(
+    built[0]!.output.map((file) => [
+      file.fileName,
+      file.type === 'chunk' ? file.code : String(file.source),
+    ]),
+  );
+}
 
 /**
  * The dashboard, served by the service at /app (src/web/static.ts) from web/dist. The build
@@ -30,11 +56,11 @@ const referencePackages = {
  * start: the dashboard sends hashes only (src/graphql/documents.ts).
  */
 export default defineConfig({
-  root: fileURLToPath(new URL('.', import.meta.url)),
+  root,
   plugins: [
     {
       name: 'api-reference',
-      generateBundle() {
+      async generateBundle() {
         const versions: Record<string, string> = {};
         for (const [name, files] of Object.entries(referencePackages)) {
           const dir = path.dirname(require.resolve(`${name}/package.json`));
@@ -44,6 +70,13 @@ export default defineConfig({
             this.emitFile({ type: 'asset', fileName: `reference/${fileName}`, source });
           }
         }
+        const view = await buildEventsView();
+        const hash = createHash('sha256');
+        for (const [fileName, source] of Object.entries(view)) {
+          hash.update(source);
+          this.emitFile({ type: 'asset', fileName: `reference/${fileName}`, source });
+        }
+        versions['events view'] = hash.digest('base64url').slice(0, 16);
         const source = JSON.stringify(versions);
         this.emitFile({ type: 'asset', fileName: 'reference/versions.json', source });
       },

@@ -11,16 +11,16 @@ import { dashboardDir } from './static.ts';
  * The API reference in the browser, served by the service itself: `/docs` renders
  * `/openapi.json` (the REST operations, the webhooks and their schemas) with Swagger UI, whose
  * "Try it out" sends the bearer token given to its Authorize button; `/docs/events` renders
- * `/asyncapi.json` (the live events' channels and the webhook notifications) with the AsyncAPI
- * project's standalone React component. Their files come from the npm packages, copied into the
- * dashboard's build (web/vite.config.ts), under `/docs/files/<hash>/`; nothing from another
- * host, which the pages' Content-Security-Policy enforces.
+ * `/asyncapi.json` (the live events' channels and the webhook notifications) with the dashboard's
+ * own view of it (web/src/events-reference.ts). Their files come from the dashboard's build
+ * (web/vite.config.ts: Swagger UI's copied from its npm package), under `/docs/files/<hash>/`;
+ * nothing from another host, which the pages' Content-Security-Policy enforces.
  */
 
-/** What the dashboard's build took from the packages (web/vite.config.ts). */
+/** The reference's files in the dashboard's build (web/vite.config.ts). */
 const builtDir = () => path.join(dashboardDir(), 'reference');
 
-/** The packages' versions as built; undefined before `npm run build:web`. */
+/** Swagger UI's version and the events view's hash as built; undefined before `npm run build:web`. */
 function builtVersions(): string | undefined {
   try {
     return readFileSync(path.join(builtDir(), 'versions.json'), 'utf8');
@@ -36,16 +36,6 @@ const openApiStart = `window.ui = SwaggerUIBundle({
   deepLinking: true,
   validatorUrl: null,
 });
-`;
-
-/** Renders the AsyncAPI document, its operations listed under the sidebar's channels. */
-const asyncApiStart = `AsyncApiStandalone.render(
-  {
-    schema: { url: '/asyncapi.json', options: { method: 'GET' } },
-    config: { show: { sidebar: true }, sidebar: { showOperations: 'byDefault' } },
-  },
-  document.getElementById('reference'),
-);
 `;
 
 /** The bar above both references: the other views of the API. */
@@ -69,7 +59,7 @@ const style = `body {
 .reference-bar code { font-size: 13px; }
 `;
 
-/** The files of both pages: the packages' own as built, then the few lines that start each. */
+/** The files of both pages: as built, then the bar's style and the lines that start Swagger UI. */
 const files: { name: string; type: string; from: () => Promise<Buffer> }[] = (() => {
   const js = 'text/javascript; charset=utf-8';
   const css = 'text/css; charset=utf-8';
@@ -83,18 +73,17 @@ const files: { name: string; type: string; from: () => Promise<Buffer> }[] = (()
     { name: 'asyncapi.css', type: css, from: built('asyncapi.css') },
     { name: 'reference.css', type: css, from: text(style) },
     { name: 'openapi-start.js', type: js, from: text(openApiStart) },
-    { name: 'asyncapi-start.js', type: js, from: text(asyncApiStart) },
   ];
 })();
 
-/** Changes with the packages and with what this file writes, so that the files can be cached. */
+/** Changes with the build and with what this file writes, so that the files can be cached. */
 const filesPath = (versions: string) =>
   `/docs/files/${createHash('sha256')
-    .update(JSON.stringify([versions, style, openApiStart, asyncApiStart]))
+    .update(JSON.stringify([versions, style, openApiStart]))
     .digest('base64url')
     .slice(0, 16)}/`;
 
-/** Read when a file is first asked for (about 5 MB). */
+/** Read when a file is first asked for (about 2 MB). */
 const fileServer = (base: string) =>
   assetServer(base, 'API reference file', async () => {
     const read = files.map(
@@ -104,20 +93,17 @@ const fileServer = (base: string) =>
   });
 
 /**
- * Scripts and styles from this origin only; the references set element styles (React) and draw
- * icons as data: images. The AsyncAPI view's parser compiles the document's JSON Schemas into
- * functions (Ajv, when its script loads): that page alone may evaluate code, its own.
+ * Scripts and styles from this origin only, and no code evaluated; Swagger UI sets element styles
+ * (React) and draws icons as data: images.
  */
-function pageSecurity(evaluates: boolean) {
-  return {
-    'content-security-policy':
-      `default-src 'none'; script-src 'self'${evaluates ? " 'unsafe-eval'" : ''}; ` +
-      "style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; " +
-      "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-    'x-content-type-options': 'nosniff',
-    'referrer-policy': 'no-referrer',
-  };
-}
+const pageSecurity = {
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; " +
+    "style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; " +
+    "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+};
 
 const escapeHtml = (text: string) =>
   text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -128,10 +114,8 @@ interface View {
   /** The link to it in the bar. */
   label: string;
   stylesheet: string;
-  /** The package's script, then the page's start script. */
+  /** Its scripts, in order. */
   scripts: string[];
-  /** Whether its CSP lets it evaluate code (pageSecurity). */
-  evaluates: boolean;
   /** Whether it tries operations, and so says where a token comes from. */
   authorizes: boolean;
 }
@@ -143,7 +127,6 @@ const views: View[] = [
     label: 'REST API and webhooks (OpenAPI)',
     stylesheet: 'swagger-ui.css',
     scripts: ['swagger-ui.js', 'openapi-start.js'],
-    evaluates: false,
     authorizes: true,
   },
   {
@@ -151,8 +134,7 @@ const views: View[] = [
     title: 'clipgate live events and notifications',
     label: 'Live events and notifications (AsyncAPI)',
     stylesheet: 'asyncapi.css',
-    scripts: ['asyncapi.js', 'asyncapi-start.js'],
-    evaluates: true,
+    scripts: ['asyncapi.js'],
     authorizes: false,
   },
 ];
@@ -208,7 +190,7 @@ ${view.scripts.map((file) => `    <script src="${base}${file}"></script>`).join(
 
 /**
  * The reference's pages at `/docs` and `/docs/events`, and their files under `/docs/files/`.
- * Without the dashboard's build, which holds the packages' files, they answer 503 with what to run.
+ * Without the dashboard's build, which holds their files, they answer 503 with what to run.
  */
 export function referenceHandler(auth: AuthConfig): HttpHandler {
   const versions = builtVersions();
@@ -226,7 +208,7 @@ export function referenceHandler(auth: AuthConfig): HttpHandler {
     }
     const found = pages.get(pathname);
     if (found?.html && (req.method === 'GET' || req.method === 'HEAD')) {
-      sendPage(res, found.html, pageSecurity(found.view.evaluates));
+      sendPage(res, found.html, pageSecurity);
       return '/docs';
     }
     await sendFile(req, res, pathname);

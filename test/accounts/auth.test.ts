@@ -544,7 +544,13 @@ describe('requireScope', () => {
 });
 
 describe('scripts/token.ts', () => {
-  const run = promisify(execFile);
+  const execute = promisify(execFile);
+  /**
+   * The script in one node process with tsx's loader: what `npm run token` runs, without the two
+   * processes more that npx and tsx's CLI start.
+   */
+  const script = (args: string[], options: { env: NodeJS.ProcessEnv }) =>
+    execute(process.execPath, ['--import', 'tsx', 'scripts/token.ts', ...args], options);
 
   async function token(dataDir: string, args: string[]) {
     const env = {
@@ -555,7 +561,7 @@ describe('scripts/token.ts', () => {
       AUTH_JWKS_URL: '',
       AUTH_INTROSPECTION_URL: '',
     };
-    const { stdout } = await run('npx', ['tsx', 'scripts/token.ts', ...args], { env });
+    const { stdout } = await script(args, { env });
     expect(stdout).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+\n$/);
     return stdout.trim();
   }
@@ -596,9 +602,7 @@ describe('scripts/token.ts', () => {
       AUTH_JWKS_URL: '',
       AUTH_INTROSPECTION_URL: '',
     });
-    const signed = await run('npx', ['tsx', 'scripts/token.ts', '--sub', 'P'], {
-      env: env(SECRET),
-    });
+    const signed = await script(['--sub', 'P'], { env: env(SECRET) });
     const auth = await authenticator({ mode: 'dev', secret: SECRET });
     await expect(auth.authenticate(bearer(signed.stdout.trim()))).resolves.toMatchObject({
       subject: 'P',
@@ -607,7 +611,7 @@ describe('scripts/token.ts', () => {
       ['', /^AUTH_DEV_SECRET must be set/],
       ['x', /^AUTH_DEV_SECRET must be at least 32 bytes/],
     ] as const) {
-      const failed = await run('npx', ['tsx', 'scripts/token.ts'], { env: env(secret) }).then(
+      const failed = await script([], { env: env(secret) }).then(
         () => undefined,
         (err: { code: number; stdout: string; stderr: string }) => err,
       );

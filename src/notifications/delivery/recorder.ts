@@ -4,9 +4,11 @@ import { recordEvents, type EventSignal } from '../../events/outbox.ts';
 import type { Logger } from '../../logger.ts';
 import { inTransaction, sqlTx } from '../../storage/database.ts';
 import { exhaustedEvent, exhausts } from './exhausted.ts';
+import { claimDeliveries, type ClaimArgs } from './queue/claim.ts';
 import { analyzeQueue } from './queue/reads.ts';
+import { recordAndClaim } from './queue/record-and-claim.ts';
 import { recordOutcomes } from './queue/record-outcomes.ts';
-import type { Outcome } from './queue/types.ts';
+import type { ClaimedDelivery, Outcome } from './queue/types.ts';
 
 /** Outcomes per statement. */
 const RECORD_BATCH = 500;
@@ -31,7 +33,10 @@ const ANALYZE_MIN_INTERVAL_MS = 2000;
  * one is written, the next gathers; when busy, each batch gathers for GATHER_MS unless it is
  * full already). A batch that discards deliveries (their last attempt failed) is written in a
  * transaction with their `delivery_exhausted` events (exhausted.ts), so that an event exists
- * exactly when its discard committed; the others stay one statement. It also keeps
+ * exactly when its discard committed; the others stay one statement. The dispatcher's claims
+ * come here too (`claim`): a claim rides the next batch's statement (queue/record-and-claim.ts),
+ * so that a busy drain pays one round trip for both; with no outcome to write it goes alone,
+ * after the gathering wait when busy (an outcome arriving meanwhile takes it along). It also keeps
  * the queue's statistics current while it churns (the embedded database has no autovacuum at
  * all): ANALYZE at start and after every ANALYZE_EVERY outcomes, at most every
  * ANALYZE_MIN_INTERVAL_MS.
@@ -45,6 +50,14 @@ export class OutcomeRecorder {
   /** Outcomes queued in the current rate window and in the one before it. */
   #rate = { window: 0, count: 0, previous: 0 };
   #queued: { outcome: Outcome; done: () => void }[] = [];
+  /** The claim waiting for the next write (the dispatcher makes one at a time). */
+  #claim:
+    | {
+        args: ClaimArgs;
+        resolve: (claimed: ClaimedDelivery[]) => void;
+        reject: (err: unknown) => void;
+      }
+    | undefined;
   #flushing: Promise<void> | undefined;
   #sinceAnalyze = 0;
   #lastAnalyze = 0;
@@ -77,6 +90,18 @@ export class OutcomeRecorder {
     });
   }
 
+  /**
+   * Leases due deliveries as `claimDeliveries` does, with the next batch of outcomes when there
+   * is one (see the class). One at a time, as the dispatcher's loop makes them.
+   */
+  claim(args: ClaimArgs): Promise<ClaimedDelivery[]> {
+    if (this.#claim) return Promise.reject(new Error('a claim is waiting already'));
+    return new Promise((resolve, reject) => {
+      this.#claim = { args, resolve, reject };
+      this.#startFlush();
+    });
+  }
+
   /** Resolves once what is queued has been written. */
   async settled(): Promise<void> {
     while (this.#flushing) await this.#flushing;
@@ -89,7 +114,7 @@ export class OutcomeRecorder {
   #startFlush(): void {
     this.#flushing ??= this.#flush().finally(() => {
       this.#flushing = undefined;
-      if (this.#queued.length > 0) this.#startFlush();
+      if (this.#queued.length > 0 || this.#claim) this.#startFlush();
     });
   }
 
@@ -107,28 +132,42 @@ export class OutcomeRecorder {
   }
 
   async #flush(): Promise<void> {
-    while (this.#queued.length > 0) {
+    while (this.#queued.length > 0 || this.#claim) {
       if (this.#busy() && this.#queued.length < RECORD_BATCH) await sleep(this.#gather.ms);
       const batch = this.#queued.splice(0, RECORD_BATCH);
-      try {
-        await this.#write(batch.map((b) => b.outcome));
-        this.churned(batch.length);
-      } catch (err) {
-        // The leases expire and the deliveries are attempted again: at least once.
-        this.#logger.error({ err, count: batch.length }, 'recording delivery attempts failed');
+      const claim = this.#claim;
+      this.#claim = undefined;
+      const outcomes = batch.map((b) => b.outcome);
+      // A batch that discards is written in a transaction of its own; the claim then goes alone.
+      const together = claim && outcomes.length > 0 && !outcomes.some(exhausts) ? claim : undefined;
+      if (outcomes.length > 0) {
+        try {
+          const claimed = await this.#write(outcomes, together?.args);
+          this.churned(batch.length);
+          if (together) together.resolve(claimed ?? []);
+        } catch (err) {
+          // The leases expire and the deliveries are attempted again: at least once.
+          this.#logger.error({ err, count: batch.length }, 'recording delivery attempts failed');
+          together?.reject(err);
+        }
+        for (const b of batch) b.done();
       }
-      for (const b of batch) b.done();
+      if (claim && !together) {
+        await claimDeliveries(this.#pool, claim.args).then(claim.resolve, claim.reject);
+      }
     }
   }
 
   /**
-   * One statement; in a transaction with the `delivery_exhausted` events when the batch
-   * discards deliveries (of those the statement did discard: its lease fences it).
+   * One statement, with the claim of `claim` when given (answering what it claimed); in a
+   * transaction with the `delivery_exhausted` events when the batch discards deliveries (of
+   * those the statement did discard: its lease fences it).
    */
-  async #write(outcomes: Outcome[]): Promise<void> {
+  async #write(outcomes: Outcome[], claim?: ClaimArgs): Promise<ClaimedDelivery[] | undefined> {
     if (!outcomes.some(exhausts)) {
+      if (claim) return recordAndClaim(this.#pool, outcomes, claim);
       await recordOutcomes(this.#pool, this.#instanceId, outcomes);
-      return;
+      return undefined;
     }
     const stored = await inTransaction(this.#pool, async (client) => {
       const discarded = await recordOutcomes(client, this.#instanceId, outcomes);
@@ -139,6 +178,7 @@ export class OutcomeRecorder {
       return recordEvents(sqlTx(client), events);
     });
     this.#signal.committed(stored);
+    return undefined;
   }
 
   /** `outcomes` more were written (0: at start, which analyzes at once). */

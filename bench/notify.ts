@@ -432,6 +432,16 @@ async function runBench(): Promise<void> {
           ORDER BY g, d.url`,
         [perReceiver],
       );
+      // Transactions of the database: each statement outside one is one. A backend reports its
+      // counts when idle, at most once a second: read after that long.
+      const transactions = async () => {
+        await sleep(1100);
+        const { rows } = await services.db.pool.query<{ n: string }>(
+          'SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()',
+        );
+        return Number(rows[0]!.n);
+      };
+      const transactionsBefore = await transactions();
       await profiler.start();
       const drainStart = performance.now();
       const cpuStart = process.cpuUsage();
@@ -440,8 +450,11 @@ async function runBench(): Promise<void> {
       const rate = backlogSize / ((performance.now() - drainStart) / 1000);
       const cpuUs = cpuSinceUs(cpuStart) / backlogSize;
       await profiler.stop('drain');
-      while ((await pendingCount()) > 0) await sleep(20);
-      return { rate, cpuUs };
+      let polls = 0;
+      while (++polls && (await pendingCount()) > 0) await sleep(20);
+      // Less this bench's own: the first read, the notify and the polls.
+      const statements = (await transactions()) - transactionsBefore - 2 - polls;
+      return { rate, cpuUs, statements: (statements / backlogSize) * 1000 };
     };
     // Round 1 is the bare loop of phase 1 and this drain; each further round runs both again.
     const rounds = [{ bare: firstBare, drain: await drain() }];
@@ -552,6 +565,9 @@ async function runBench(): Promise<void> {
     );
     console.log(
       `  this process's CPU per delivery ${f(first.drain.cpuUs)} µs, per bare request ${f(firstBare.cpuUs)} µs (${f(first.drain.cpuUs / firstBare.cpuUs, 2)} x bare)`,
+    );
+    console.log(
+      `  statements per 1000 deliveries ${f(median(rounds.map((r) => r.drain.statements)))} (the median of the rounds)`,
     );
     if (rounds.length > 1) {
       console.log(`bare loop and drain in turn, ${rounds.length} rounds:`);

@@ -1,5 +1,4 @@
 import type pg from 'pg';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { recordEvents, type EventSignal } from '../../events/outbox.ts';
 import type { Logger } from '../../logger.ts';
 import { inTransaction, sqlTx } from '../../storage/database.ts';
@@ -34,9 +33,10 @@ const ANALYZE_MIN_INTERVAL_MS = 2000;
  * full already). A batch that discards deliveries (their last attempt failed) is written in a
  * transaction with their `delivery_exhausted` events (exhausted.ts), so that an event exists
  * exactly when its discard committed; the others stay one statement. The dispatcher's claims
- * come here too (`claim`): a claim rides the next batch's statement (queue/record-and-claim.ts),
- * so that a busy drain pays one round trip for both; with no outcome to write it goes alone,
- * after the gathering wait when busy (an outcome arriving meanwhile takes it along). It also keeps
+ * come here too (`claim`): while a batch gathers, a claim ends the gathering and rides the
+ * batch's statement (queue/record-and-claim.ts), so that a busy drain pays one round trip for
+ * both; while a statement is being written, or with no outcome to write, it goes alone at once,
+ * never waiting for a write. It also keeps
  * the queue's statistics current while it churns (the embedded database has no autovacuum at
  * all): ANALYZE at start and after every ANALYZE_EVERY outcomes, at most every
  * ANALYZE_MIN_INTERVAL_MS.
@@ -50,7 +50,9 @@ export class OutcomeRecorder {
   /** Outcomes queued in the current rate window and in the one before it. */
   #rate = { window: 0, count: 0, previous: 0 };
   #queued: { outcome: Outcome; done: () => void }[] = [];
-  /** The claim waiting for the next write (the dispatcher makes one at a time). */
+  /** Ends the gathering of the batch being gathered. */
+  #gathered: (() => void) | undefined;
+  /** The claim that rides the batch being gathered. */
   #claim:
     | {
         args: ClaimArgs;
@@ -91,15 +93,27 @@ export class OutcomeRecorder {
   }
 
   /**
-   * Leases due deliveries as `claimDeliveries` does, with the next batch of outcomes when there
-   * is one (see the class). One at a time, as the dispatcher's loop makes them.
+   * Leases due deliveries as `claimDeliveries` does: with the batch of outcomes being gathered,
+   * which is written at once, or else alone (see the class).
    */
   claim(args: ClaimArgs): Promise<ClaimedDelivery[]> {
-    if (this.#claim) return Promise.reject(new Error('a claim is waiting already'));
+    const gathered = this.#gathered;
+    if (gathered === undefined || this.#claim) return claimDeliveries(this.#pool, args);
     return new Promise((resolve, reject) => {
       this.#claim = { args, resolve, reject };
-      this.#startFlush();
+      gathered();
     });
+  }
+
+  /** Waits up to GATHER_MS for outcomes to join the batch; a claim ends the wait. */
+  #gathering(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, this.#gather.ms);
+      this.#gathered = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    }).finally(() => (this.#gathered = undefined));
   }
 
   /** Resolves once what is queued has been written. */
@@ -114,7 +128,7 @@ export class OutcomeRecorder {
   #startFlush(): void {
     this.#flushing ??= this.#flush().finally(() => {
       this.#flushing = undefined;
-      if (this.#queued.length > 0 || this.#claim) this.#startFlush();
+      if (this.#queued.length > 0) this.#startFlush();
     });
   }
 
@@ -132,29 +146,27 @@ export class OutcomeRecorder {
   }
 
   async #flush(): Promise<void> {
-    while (this.#queued.length > 0 || this.#claim) {
-      if (this.#busy() && this.#queued.length < RECORD_BATCH) await sleep(this.#gather.ms);
+    while (this.#queued.length > 0) {
+      if (this.#busy() && this.#queued.length < RECORD_BATCH) await this.#gathering();
       const batch = this.#queued.splice(0, RECORD_BATCH);
-      const claim = this.#claim;
-      this.#claim = undefined;
       const outcomes = batch.map((b) => b.outcome);
-      // A batch that discards is written in a transaction of its own; the claim then goes alone.
-      const together = claim && outcomes.length > 0 && !outcomes.some(exhausts) ? claim : undefined;
-      if (outcomes.length > 0) {
-        try {
-          const claimed = await this.#write(outcomes, together?.args);
-          this.churned(batch.length);
-          if (together) together.resolve(claimed ?? []);
-        } catch (err) {
-          // The leases expire and the deliveries are attempted again: at least once.
-          this.#logger.error({ err, count: batch.length }, 'recording delivery attempts failed');
-          together?.reject(err);
-        }
-        for (const b of batch) b.done();
+      let claim = this.#claim;
+      this.#claim = undefined;
+      // A batch that discards is written in a transaction of its own; the claim goes alone.
+      if (claim && outcomes.some(exhausts)) {
+        claimDeliveries(this.#pool, claim.args).then(claim.resolve, claim.reject);
+        claim = undefined;
       }
-      if (claim && !together) {
-        await claimDeliveries(this.#pool, claim.args).then(claim.resolve, claim.reject);
+      try {
+        const claimed = await this.#write(outcomes, claim?.args);
+        this.churned(batch.length);
+        claim?.resolve(claimed ?? []);
+      } catch (err) {
+        // The leases expire and the deliveries are attempted again: at least once.
+        this.#logger.error({ err, count: batch.length }, 'recording delivery attempts failed');
+        claim?.reject(err);
       }
+      for (const b of batch) b.done();
     }
   }
 

@@ -174,8 +174,8 @@ describe.each(backends)('outcomes written and the next claim, in one statement (
     expect(next).toMatchObject({ id: taken!.id, attempt_count: 2, round_attempts: 1 });
   });
 
-  it('the recorder claims with the next batch of outcomes, and alone when there is none', async () => {
-    const origin = await queue(db, 4);
+  it('the recorder claims with the batch being gathered, and alone when none is', async () => {
+    const origin = await queue(db, 5);
     const statements: string[] = [];
     // The database itself, the name of each named statement outside a transaction noted (not
     // ANALYZE's).
@@ -186,32 +186,48 @@ describe.each(backends)('outcomes written and the next claim, in one statement (
       },
       connect: () => db.pool.connect(),
     } as unknown as pg.Pool;
-    // Busy from the first outcome on, gathering for 50 ms.
+    // Busy from the first outcome on, gathering for 5 s.
     const recorder = new OutcomeRecorder(pool, 'a', createLogger('silent'), new EventSignal(), {
-      ms: 50,
+      ms: 5000,
       busyPerSecond: 10,
     });
+    // Nothing to write: alone.
     const [first] = await recorder.claim(await claimArgs(db, 'a', origin, 1));
     expect(statements).toEqual(['clipgate_claim_deliveries']);
+    // A batch gathering: the claim ends the wait and rides its statement.
+    const args = await claimArgs(db, 'a', origin, 2);
+    const started = performance.now();
     const written = recorder.record(outcome(first!, { state: 'delivered' }));
-    const claimed = await recorder.claim(await claimArgs(db, 'a', origin, 2));
+    const claimed = await recorder.claim(args);
     await written;
+    expect(performance.now() - started).toBeLessThan(4000);
     expect(statements).toEqual(['clipgate_claim_deliveries', 'clipgate_record_and_claim']);
     expect(claimed).toHaveLength(2);
-    // Busy and nothing to write: the claim goes alone once the gathering wait is over.
-    const [last] = await recorder.claim(await claimArgs(db, 'a', origin, 5));
-    expect(statements.at(-1)).toBe('clipgate_claim_deliveries');
     // A batch that discards is written with its events in a transaction; the claim goes alone.
-    const discarding = recorder.record(outcome(last!, { state: 'discarded' }));
-    expect(await recorder.claim(await claimArgs(db, 'a', origin, 5))).toEqual([]);
+    const [third] = await recorder.claim(await claimArgs(db, 'a', origin, 1));
+    const discardArgs = await claimArgs(db, 'a', origin, 1);
+    const discarding = recorder.record(outcome(third!, { state: 'discarded' }));
+    expect(await recorder.claim(discardArgs)).toHaveLength(1);
     await discarding;
+    expect(statements.slice(2)).toEqual(['clipgate_claim_deliveries', 'clipgate_claim_deliveries']);
+    // Not busy: an outcome is written at once, and a claim meanwhile goes alone beside it.
+    statements.length = 0;
+    const quiet = new OutcomeRecorder(pool, 'a', createLogger('silent'), new EventSignal());
+    const [, fifth] = await claimDeliveries(db.pool, await claimArgs(db, 'a', origin, 5));
+    expect(fifth).toBeUndefined(); // all five taken
+    await Promise.all([
+      quiet.record(outcome(claimed[0]!, { state: 'delivered' })),
+      quiet.claim(await claimArgs(db, 'a', origin, 5)),
+    ]);
     await recorder.settled();
-    expect(statements.slice(3)).toEqual(['clipgate_claim_deliveries']);
+    await quiet.settled();
+    expect(statements.sort()).toEqual(['clipgate_claim_deliveries', 'clipgate_record_outcomes']);
     expect((await rows(db, origin)).map((r) => r.state)).toEqual([
       'delivered',
-      'pending',
+      'delivered',
       'pending',
       'discarded',
+      'pending',
     ]);
   });
 });

@@ -31,8 +31,8 @@ import { claimBackoffMs, untilNextDue, Wakeups } from './wakeups.ts';
  * 1. claim: one statement leases due deliveries to this instance (queue/claim.ts), no more than its
  *    slots and prefetch leave room for (slots.ts); saturated receiver origins are left out (a
  *    fast one until half its prefetch is free), and the registrations of an origin take turns.
- *    While outcomes are being written, the statement that writes the next batch of them claims
- *    too (recorder.ts, queue/record-and-claim.ts).
+ *    A claim made while a batch of outcomes gathers rides the batch's statement (recorder.ts,
+ *    queue/record-and-claim.ts).
  * 2. admit: each starts at once in a free slot of its origin, or waits prefetched for one (in
  *    its registration's turn); one that waited too long is handed back unsent.
  * 3. prepare: the receiver's key is opened and the request built (policy.ts); a key this
@@ -267,8 +267,8 @@ export class Dispatcher {
   }
 
   /**
-   * claim: leases up to `limit` due deliveries, within the room of each origin, with the next
-   * write of outcomes (recorder.ts).
+   * claim: leases up to `limit` due deliveries, within the room of each origin, with the batch
+   * of outcomes being gathered, if any (recorder.ts).
    */
   #claim(limit: number, limits: ClaimLimits): Promise<ClaimedDelivery[]> {
     return this.#recorder.claim({

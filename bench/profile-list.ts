@@ -20,6 +20,7 @@ import pg from 'pg';
 import { Pool } from 'undici';
 import { benchServer, listingEnv, readerToken } from './lib/dataset.ts';
 import { cpuMs, fmt, load, startServer } from './lib/load.ts';
+import { printProfile, type CpuProfile } from './lib/profile.ts';
 
 const { values } = parseArgs({
   options: {
@@ -96,51 +97,14 @@ console.log(
   `allocated per page  ${(allocatedPerPage / 1024).toFixed(1)} KiB; CPU per page ${(cpuPerPage * 1000).toFixed(0)} µs (under the profiler)`,
 );
 
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string };
-  hitCount?: number;
-}
 // The service process writes one profile; tsx's own loader process may write another.
 const files = await fs.readdir(profileDir);
-let profile: { nodes: ProfileNode[]; startTime: number; endTime: number } | undefined;
+let profile: CpuProfile | undefined;
 for (const file of files) {
-  const p = JSON.parse(await fs.readFile(path.join(profileDir, file), 'utf8')) as typeof profile;
-  if (!profile || p!.nodes.length > profile.nodes.length) profile = p;
+  const p = JSON.parse(await fs.readFile(path.join(profileDir, file), 'utf8')) as CpuProfile;
+  if (!profile || p.nodes.length > profile.nodes.length) profile = p;
 }
 await fs.rm(profileDir, { recursive: true, force: true });
 if (!profile) throw new Error('no CPU profile written');
-
-/** The layer a function belongs to: its package, or its source folder. */
-function layer(node: ProfileNode): string {
-  const { url, functionName } = node.callFrame;
-  if (!url) return functionName.startsWith('(') ? functionName : `(native) ${functionName}`;
-  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
-  if (pkg) return pkg[1]!;
-  if (url.startsWith('node:')) return `node:${url.slice(5).split('/').slice(0, 2).join('/')}`;
-  const src = /\/(src|bench)\/(.+?)\/[^/]+$/.exec(url) ?? /\/(src)\/([^/]+)$/.exec(url);
-  return src ? `${src[1]}/${src[2]}` : url;
-}
-const ticks = new Map<string, number>();
-const functions = new Map<string, number>();
-let total = 0;
-for (const node of profile.nodes) {
-  const hits = node.hitCount ?? 0;
-  total += hits;
-  ticks.set(layer(node), (ticks.get(layer(node)) ?? 0) + hits);
-  const name = `${node.callFrame.functionName || '(anonymous)'} ${layer(node)}`;
-  functions.set(name, (functions.get(name) ?? 0) + hits);
-}
-const idle = ticks.get('(idle)') ?? 0;
-console.log(
-  `\nbusy CPU by layer (share of the non-idle samples; start-up included, so run 10 s or more)`,
-);
-const top = (counts: Map<string, number>, n: number) => {
-  for (const [name, hits] of [...counts].sort((a, b) => b[1] - a[1]).slice(0, n)) {
-    if (name.startsWith('(idle)')) continue;
-    console.log(`  ${name.padEnd(60)} ${((hits / (total - idle)) * 100).toFixed(1).padStart(5)} %`);
-  }
-};
-top(ticks, 30);
-console.log('\nbusiest functions (self time)');
-top(functions, 20);
+console.log('\nstart-up included, so run 10 s or more');
+printProfile(profile);

@@ -15,7 +15,6 @@ import { ReceiverHealth } from './health.ts';
 import type { AttemptResult } from './policy.ts';
 import { OutcomeRecorder } from './recorder.ts';
 import { GoneReceivers, PREFETCH_MAX_AGE_MS, Slots, type ClaimLimits } from './slots.ts';
-import { claimDeliveries } from './queue/claim.ts';
 import { handBack } from './queue/hand-back.ts';
 import { dispatcherPool } from './queue/pool.ts';
 import { nextDueMs, queueStats } from './queue/reads.ts';
@@ -32,6 +31,8 @@ import { claimBackoffMs, untilNextDue, Wakeups } from './wakeups.ts';
  * 1. claim: one statement leases due deliveries to this instance (queue/claim.ts), no more than its
  *    slots and prefetch leave room for (slots.ts); saturated receiver origins are left out (a
  *    fast one until half its prefetch is free), and the registrations of an origin take turns.
+ *    A claim made while a batch of outcomes gathers rides the batch's statement (recorder.ts,
+ *    queue/record-and-claim.ts).
  * 2. admit: each starts at once in a free slot of its origin, or waits prefetched for one (in
  *    its registration's turn); one that waited too long is handed back unsent.
  * 3. prepare: the receiver's key is opened and the request built (policy.ts); a key this
@@ -265,9 +266,12 @@ export class Dispatcher {
     return this.#slots.roomFor(origins);
   }
 
-  /** claim: leases up to `limit` due deliveries, within the room of each origin. */
+  /**
+   * claim: leases up to `limit` due deliveries, within the room of each origin, with the batch
+   * of outcomes being gathered, if any (recorder.ts).
+   */
   #claim(limit: number, limits: ClaimLimits): Promise<ClaimedDelivery[]> {
-    return claimDeliveries(this.#pool, {
+    return this.#recorder.claim({
       instanceId: this.#instanceId,
       leaseMs: this.#leaseMs,
       limit,

@@ -1,12 +1,13 @@
 import type pg from 'pg';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { recordEvents, type EventSignal } from '../../events/outbox.ts';
 import type { Logger } from '../../logger.ts';
 import { inTransaction, sqlTx } from '../../storage/database.ts';
 import { exhaustedEvent, exhausts } from './exhausted.ts';
+import { claimDeliveries, type ClaimArgs } from './queue/claim.ts';
 import { analyzeQueue } from './queue/reads.ts';
+import { recordAndClaim } from './queue/record-and-claim.ts';
 import { recordOutcomes } from './queue/record-outcomes.ts';
-import type { Outcome } from './queue/types.ts';
+import type { ClaimedDelivery, Outcome } from './queue/types.ts';
 
 /** Outcomes per statement. */
 const RECORD_BATCH = 500;
@@ -31,7 +32,11 @@ const ANALYZE_MIN_INTERVAL_MS = 2000;
  * one is written, the next gathers; when busy, each batch gathers for GATHER_MS unless it is
  * full already). A batch that discards deliveries (their last attempt failed) is written in a
  * transaction with their `delivery_exhausted` events (exhausted.ts), so that an event exists
- * exactly when its discard committed; the others stay one statement. It also keeps
+ * exactly when its discard committed; the others stay one statement. The dispatcher's claims
+ * come here too (`claim`): while a batch gathers, a claim ends the gathering and rides the
+ * batch's statement (queue/record-and-claim.ts), so that a busy drain pays one round trip for
+ * both; while a statement is being written, or with no outcome to write, it goes alone at once,
+ * never waiting for a write. It also keeps
  * the queue's statistics current while it churns (the embedded database has no autovacuum at
  * all): ANALYZE at start and after every ANALYZE_EVERY outcomes, at most every
  * ANALYZE_MIN_INTERVAL_MS.
@@ -45,6 +50,16 @@ export class OutcomeRecorder {
   /** Outcomes queued in the current rate window and in the one before it. */
   #rate = { window: 0, count: 0, previous: 0 };
   #queued: { outcome: Outcome; done: () => void }[] = [];
+  /** Ends the gathering of the batch being gathered. */
+  #gathered: (() => void) | undefined;
+  /** The claim that rides the batch being gathered. */
+  #claim:
+    | {
+        args: ClaimArgs;
+        resolve: (claimed: ClaimedDelivery[]) => void;
+        reject: (err: unknown) => void;
+      }
+    | undefined;
   #flushing: Promise<void> | undefined;
   #sinceAnalyze = 0;
   #lastAnalyze = 0;
@@ -75,6 +90,30 @@ export class OutcomeRecorder {
       this.#queued.push({ outcome, done: resolve });
       this.#startFlush();
     });
+  }
+
+  /**
+   * Leases due deliveries as `claimDeliveries` does: with the batch of outcomes being gathered,
+   * which is written at once, or else alone (see the class).
+   */
+  claim(args: ClaimArgs): Promise<ClaimedDelivery[]> {
+    const gathered = this.#gathered;
+    if (gathered === undefined || this.#claim) return claimDeliveries(this.#pool, args);
+    return new Promise((resolve, reject) => {
+      this.#claim = { args, resolve, reject };
+      gathered();
+    });
+  }
+
+  /** Waits up to GATHER_MS for outcomes to join the batch; a claim ends the wait. */
+  #gathering(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, this.#gather.ms);
+      this.#gathered = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    }).finally(() => (this.#gathered = undefined));
   }
 
   /** Resolves once what is queued has been written. */
@@ -108,27 +147,39 @@ export class OutcomeRecorder {
 
   async #flush(): Promise<void> {
     while (this.#queued.length > 0) {
-      if (this.#busy() && this.#queued.length < RECORD_BATCH) await sleep(this.#gather.ms);
+      if (this.#busy() && this.#queued.length < RECORD_BATCH) await this.#gathering();
       const batch = this.#queued.splice(0, RECORD_BATCH);
+      const outcomes = batch.map((b) => b.outcome);
+      let claim = this.#claim;
+      this.#claim = undefined;
+      // A batch that discards is written in a transaction of its own; the claim goes alone.
+      if (claim && outcomes.some(exhausts)) {
+        claimDeliveries(this.#pool, claim.args).then(claim.resolve, claim.reject);
+        claim = undefined;
+      }
       try {
-        await this.#write(batch.map((b) => b.outcome));
+        const claimed = await this.#write(outcomes, claim?.args);
         this.churned(batch.length);
+        claim?.resolve(claimed ?? []);
       } catch (err) {
         // The leases expire and the deliveries are attempted again: at least once.
         this.#logger.error({ err, count: batch.length }, 'recording delivery attempts failed');
+        claim?.reject(err);
       }
       for (const b of batch) b.done();
     }
   }
 
   /**
-   * One statement; in a transaction with the `delivery_exhausted` events when the batch
-   * discards deliveries (of those the statement did discard: its lease fences it).
+   * One statement, with the claim of `claim` when given (answering what it claimed); in a
+   * transaction with the `delivery_exhausted` events when the batch discards deliveries (of
+   * those the statement did discard: its lease fences it).
    */
-  async #write(outcomes: Outcome[]): Promise<void> {
+  async #write(outcomes: Outcome[], claim?: ClaimArgs): Promise<ClaimedDelivery[] | undefined> {
     if (!outcomes.some(exhausts)) {
+      if (claim) return recordAndClaim(this.#pool, outcomes, claim);
       await recordOutcomes(this.#pool, this.#instanceId, outcomes);
-      return;
+      return undefined;
     }
     const stored = await inTransaction(this.#pool, async (client) => {
       const discarded = await recordOutcomes(client, this.#instanceId, outcomes);
@@ -139,6 +190,7 @@ export class OutcomeRecorder {
       return recordEvents(sqlTx(client), events);
     });
     this.#signal.committed(stored);
+    return undefined;
   }
 
   /** `outcomes` more were written (0: at start, which analyzes at once). */

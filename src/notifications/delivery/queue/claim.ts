@@ -13,8 +13,10 @@ import type { ClaimedDelivery } from './types.ts';
 // Candidates are read without locks; only the picked rows are locked, SKIP LOCKED, and their
 // claimability is checked again on the locked version (READ COMMITTED re-evaluates the
 // conditions of a FOR UPDATE row that changed), so two instances never lease the same delivery.
-const CLAIM_SQL = `
-WITH RECURSIVE c AS (
+// Rows named in $9 are not locked: they are those whose outcomes the same statement writes
+// (./record-and-claim.ts), which a statement must not change twice.
+export const CLAIM_CTES = `
+c AS (
   SELECT id, origin, account_id, client_id, next_attempt_at FROM deliveries
    WHERE state = 'pending' AND next_attempt_at <= now()
      AND (lease_until IS NULL OR lease_until <= now())
@@ -60,10 +62,13 @@ WITH RECURSIVE c AS (
    WHERE rn <= coalesce(($5::jsonb ->> origin)::int, $6::int)
 ), locked AS (
   SELECT id FROM deliveries
-   WHERE id = ANY (ARRAY(SELECT id FROM picked))
+   WHERE id = ANY (ARRAY(SELECT id FROM picked)) AND id <> ALL ($9::bigint[])
      AND state = 'pending' AND (lease_until IS NULL OR lease_until <= now())
    FOR UPDATE SKIP LOCKED
-)
+)`;
+
+/** The lease itself, of the rows `locked` (CLAIM_CTES) holds; answers the claimed deliveries. */
+export const CLAIM_UPDATE = `
 UPDATE deliveries d
    SET lease_until = now() + $3::int * interval '1 millisecond',
        leased_by = $4,
@@ -74,39 +79,45 @@ RETURNING d.id::text AS id, d.kind, d.event_id::text AS event_id, d.account_id, 
           d.previous_auth_key, d.previous_key_until, d.signing_key, d.previous_signing_key,
           d.attempt_count, d.round_attempts, d.traceparent, d.destination`;
 
+const CLAIM_SQL = `WITH RECURSIVE ${CLAIM_CTES}${CLAIM_UPDATE}`;
+
 /**
  * The registrations of one origin a claim looks past its window for: beyond, the others wait
  * for their deliveries to come up in due order.
  */
 const REGISTRATIONS_PER_ORIGIN = 100;
 
+/** What a claim asks for: up to `limit` deliveries for `leaseMs`, within `limits`. */
+export interface ClaimArgs {
+  instanceId: string;
+  leaseMs: number;
+  limit: number;
+  limits: ClaimLimits;
+  perOrigin: number;
+}
+
+/** The values of CLAIM_CTES and CLAIM_UPDATE, $1 to $9, leaving out the deliveries `except`. */
+export const claimValues = (args: ClaimArgs, except: readonly string[] = []): unknown[] => [
+  args.limits.saturated,
+  args.limit,
+  args.leaseMs,
+  args.instanceId,
+  JSON.stringify(args.limits.room),
+  args.perOrigin,
+  JSON.stringify(args.limits.held),
+  REGISTRATIONS_PER_ORIGIN,
+  except,
+];
+
 /**
  * Leases up to `limit` due deliveries to `instanceId` for `leaseMs`, within `limits`, the
  * registrations of each origin in turns.
  */
-export async function claimDeliveries(
-  q: Queryable,
-  args: {
-    instanceId: string;
-    leaseMs: number;
-    limit: number;
-    limits: ClaimLimits;
-    perOrigin: number;
-  },
-): Promise<ClaimedDelivery[]> {
+export async function claimDeliveries(q: Queryable, args: ClaimArgs): Promise<ClaimedDelivery[]> {
   const { rows } = await q.query<ClaimedDelivery>({
     name: 'clipgate_claim_deliveries',
     text: CLAIM_SQL,
-    values: [
-      args.limits.saturated,
-      args.limit,
-      args.leaseMs,
-      args.instanceId,
-      JSON.stringify(args.limits.room),
-      args.perOrigin,
-      JSON.stringify(args.limits.held),
-      REGISTRATIONS_PER_ORIGIN,
-    ],
+    values: claimValues(args),
   });
   return rows;
 }

@@ -8,8 +8,8 @@ import type { Outcome } from './types.ts';
 // depends on the queue's statistics. Answers the deliveries this write discarded (their last
 // attempt failed) whose account still exists, for their delivery_exhausted events (a deleted
 // account's last event is account_deleted).
-const RECORD_OUTCOMES_SQL = `
-WITH r AS (
+export const RECORD_CTES = `
+r AS (
   SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(
     id bigint, attempt int, state text, delay_ms int, started_at timestamptz, duration_ms int,
     outcome text, status int, error text, error_message text, response text)
@@ -34,22 +34,17 @@ WITH r AS (
   SELECT r.id, r.attempt, r.started_at, r.duration_ms, r.outcome, r.status, r.error,
          r.error_message, r.response, $2
     FROM r JOIN deliveries d ON d.id = ANY ($3::bigint[]) AND d.id = r.id
-)
+)`;
+
+const RECORD_OUTCOMES_SQL = `WITH ${RECORD_CTES}
 SELECT u.id::text AS id FROM u
  WHERE u.state = 'discarded' AND EXISTS (SELECT 1 FROM accounts a WHERE a.id = u.account_id)`;
 
 /** PostgreSQL text cannot hold NUL characters. */
 const pgText = (text: string) => text.replaceAll('\u0000', '\uFFFD');
 
-/**
- * Writes a batch of outcomes of `instanceId`'s attempts in one statement; resolves with the ids
- * of the deliveries it discarded (of accounts that still exist).
- */
-export async function recordOutcomes(
-  q: Queryable,
-  instanceId: string,
-  outcomes: readonly Outcome[],
-): Promise<Set<string>> {
+/** The values of RECORD_CTES, $1 to $3. */
+export function recordValues(instanceId: string, outcomes: readonly Outcome[]): unknown[] {
   const rows = outcomes.map(({ delivery, startedAt, result, next }) => ({
     id: delivery.id,
     attempt: delivery.attempt_count,
@@ -63,10 +58,22 @@ export async function recordOutcomes(
     error_message: pgText(result.errorMessage ?? '') || null,
     response: pgText(result.responseSnippet),
   }));
+  return [JSON.stringify(rows), instanceId, outcomes.map((o) => o.delivery.id)];
+}
+
+/**
+ * Writes a batch of outcomes of `instanceId`'s attempts in one statement; resolves with the ids
+ * of the deliveries it discarded (of accounts that still exist).
+ */
+export async function recordOutcomes(
+  q: Queryable,
+  instanceId: string,
+  outcomes: readonly Outcome[],
+): Promise<Set<string>> {
   const { rows: discarded } = await q.query<{ id: string }>({
     name: 'clipgate_record_outcomes',
     text: RECORD_OUTCOMES_SQL,
-    values: [JSON.stringify(rows), instanceId, outcomes.map((o) => o.delivery.id)],
+    values: recordValues(instanceId, outcomes),
   });
   return new Set(discarded.map((d) => d.id));
 }

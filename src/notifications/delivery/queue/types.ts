@@ -8,7 +8,8 @@ import type { AttemptResult, DeliveryContent, NextStep } from '../policy.ts';
  * - queued for an event: `clipgate_record_events` (src/events/sql/record_events.sql), in the
  *   transaction of the change that caused the event;
  * - queued as a test: ./enqueue-test.ts;
- * - leased to an instance for an attempt: ./claim.ts;
+ * - leased to an instance for an attempt: ./claim.ts, alone or in the statement that writes
+ *   outcomes (./record-and-claim.ts);
  * - the lease given up without an attempt, or deferred: ./hand-back.ts;
  * - an attempt's outcome (delivered, retried later, discarded, gone): ./record-outcomes.ts;
  * - pending ones following their registration when it is saved again or its keys are rotated

@@ -1,0 +1,233 @@
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EventSignal } from '../../../src/events/outbox.ts';
+import { createLogger } from '../../../src/logger.ts';
+import {
+  claimDeliveries,
+  type ClaimArgs,
+} from '../../../src/notifications/delivery/queue/claim.ts';
+import { recordAndClaim } from '../../../src/notifications/delivery/queue/record-and-claim.ts';
+import type { ClaimedDelivery, Outcome } from '../../../src/notifications/delivery/queue/types.ts';
+import type { NextStep } from '../../../src/notifications/delivery/policy.ts';
+import { OutcomeRecorder } from '../../../src/notifications/delivery/recorder.ts';
+import { openDatabase, type Database } from '../../../src/storage/database.ts';
+import { backends, directUrlOf, freshPostgres, migratedImage } from '../../helpers/app.ts';
+
+const ACCOUNT = '0b7c0000-0000-4000-8000-000000000001';
+let origins = 0;
+
+/** `count` due deliveries to an origin of their own (so that no other test's claim takes them). */
+async function queue(db: Database, count: number): Promise<string> {
+  const origin = `http://127.0.0.1:${9000 + ++origins}`;
+  await db.pool.query(
+    `INSERT INTO deliveries (kind, account_id, client_id, event_type, event_data, url, origin, auth_key)
+     SELECT 'test', $1, 'client', 'test_notification', '{}', $2 || '/hook', $2, 'sealed'
+       FROM generate_series(1, $3)`,
+    [ACCOUNT, origin, count],
+  );
+  return origin;
+}
+
+/** A claim of up to `limit` deliveries of `origin` alone (every other origin left out). */
+async function claimArgs(
+  db: Database,
+  instanceId: string,
+  origin: string,
+  limit: number,
+  leaseMs = 60_000,
+): Promise<ClaimArgs> {
+  const { rows } = await db.pool.query<{ origin: string }>(
+    'SELECT DISTINCT origin FROM deliveries WHERE origin <> $1',
+    [origin],
+  );
+  return {
+    instanceId,
+    leaseMs,
+    limit,
+    limits: { saturated: rows.map((r) => r.origin), room: {}, held: {} },
+    perOrigin: 16,
+  };
+}
+
+const outcome = (delivery: ClaimedDelivery, next: NextStep, attempt?: number): Outcome => ({
+  delivery: { ...delivery, attempt_count: attempt ?? delivery.attempt_count },
+  startedAt: new Date(),
+  result: {
+    outcome: next.state === 'delivered' ? 'accepted' : 'failed',
+    status: next.state === 'delivered' ? 204 : 500,
+    error: null,
+    errorMessage: null,
+    durationMs: 2,
+    responseSnippet: '',
+  },
+  next,
+});
+
+interface Row {
+  id: string;
+  state: string;
+  attempt_count: number;
+  round_attempts: number;
+  leased_by: string | null;
+  attempts: number;
+}
+
+async function rows(db: Database, origin: string): Promise<Row[]> {
+  const { rows } = await db.pool.query<Row>(
+    `SELECT d.id::text AS id, d.state, d.attempt_count, d.round_attempts, d.leased_by,
+            (SELECT count(*)::int FROM delivery_attempts a WHERE a.delivery_id = d.id) AS attempts
+       FROM deliveries d WHERE d.origin = $1 ORDER BY d.id`,
+    [origin],
+  );
+  return rows;
+}
+
+const ids = (claimed: readonly { id: string }[]) => claimed.map((d) => d.id).sort();
+
+describe.each(backends)('outcomes written and the next claim, in one statement (%s)', (backend) => {
+  let db: Database;
+  let drop = async () => {};
+  beforeAll(async () => {
+    const logger = createLogger('silent');
+    if (backend === 'pglite') {
+      db = await openDatabase({
+        databaseUrl: undefined,
+        embeddedDir: 'memory://',
+        embeddedImage: await migratedImage(),
+        logger,
+      });
+    } else {
+      const pg = await freshPostgres({ migrated: true });
+      drop = pg.drop;
+      db = await openDatabase({
+        databaseUrl: pg.url,
+        directUrl: directUrlOf(pg.url),
+        embeddedDir: '',
+        logger,
+      });
+    }
+  });
+  afterAll(async () => {
+    await db?.close();
+    await drop();
+  });
+
+  it('writes the outcomes its lease fences and leases the next due deliveries', async () => {
+    const origin = await queue(db, 5);
+    const [first, second] = await claimDeliveries(db.pool, await claimArgs(db, 'a', origin, 2));
+    // The second outcome names an attempt before the lease's: fenced out, as alone.
+    const claimed = await recordAndClaim(
+      db.pool,
+      [outcome(first!, { state: 'delivered' }), outcome(second!, { state: 'delivered' }, 0)],
+      await claimArgs(db, 'a', origin, 2),
+    );
+    expect(claimed).toHaveLength(2);
+    expect(claimed.every((d) => d.attempt_count === 1)).toBe(true);
+    const after = await rows(db, origin);
+    expect(after.map((r) => [r.state, r.attempt_count, r.leased_by, r.attempts])).toEqual([
+      ['delivered', 1, null, 1],
+      ['pending', 1, 'a', 1], // its attempt is logged; the delivery stays leased
+      ['pending', 1, 'a', 0],
+      ['pending', 1, 'a', 0],
+      ['pending', 0, null, 0],
+    ]);
+    expect(ids(claimed)).toEqual([after[2]!.id, after[3]!.id]);
+  });
+
+  it("writes nothing over another instance's lease, and claims what is due around it", async () => {
+    const origin = await queue(db, 2);
+    const [taken] = await claimDeliveries(db.pool, await claimArgs(db, 'a', origin, 1, 1));
+    await new Promise((resolve) => setTimeout(resolve, 20)); // a's lease expires
+    // b claims it again: the next attempt, fenced by attempt_count 2.
+    const [again] = await claimDeliveries(db.pool, await claimArgs(db, 'b', origin, 1));
+    expect(again!.id).toBe(taken!.id);
+    expect(again!.attempt_count).toBe(2);
+    // a's late outcome, written with a's next claim, changes nothing of b's lease.
+    const claimed = await recordAndClaim(
+      db.pool,
+      [outcome(taken!, { state: 'discarded' })],
+      await claimArgs(db, 'a', origin, 5),
+    );
+    const after = await rows(db, origin);
+    expect(after.map((r) => [r.state, r.attempt_count, r.leased_by])).toEqual([
+      ['pending', 2, 'b'],
+      ['pending', 1, 'a'],
+    ]);
+    expect(ids(claimed)).toEqual([after[1]!.id]);
+  });
+
+  it('never claims a delivery whose outcome it writes, even when its lease has expired', async () => {
+    const origin = await queue(db, 1);
+    const [taken] = await claimDeliveries(db.pool, await claimArgs(db, 'a', origin, 1, 1));
+    await new Promise((resolve) => setTimeout(resolve, 20)); // expired: claimable again
+    const claimed = await recordAndClaim(
+      db.pool,
+      [outcome(taken!, { state: 'pending', delayMs: 0 })],
+      await claimArgs(db, 'a', origin, 5),
+    );
+    expect(claimed).toEqual([]);
+    // The retry is written (due at once), and the next claim takes it as the second attempt.
+    expect(await rows(db, origin)).toMatchObject([
+      { state: 'pending', attempt_count: 1, round_attempts: 1, leased_by: null, attempts: 1 },
+    ]);
+    const [next] = await claimDeliveries(db.pool, await claimArgs(db, 'a', origin, 5));
+    expect(next).toMatchObject({ id: taken!.id, attempt_count: 2, round_attempts: 1 });
+  });
+
+  it('the recorder claims with the batch being gathered, and alone when none is', async () => {
+    const origin = await queue(db, 5);
+    const statements: string[] = [];
+    // The database itself, the name of each named statement outside a transaction noted (not
+    // ANALYZE's).
+    const pool = {
+      query: (config: { name?: string }) => {
+        if (config.name) statements.push(config.name);
+        return db.pool.query(config as never);
+      },
+      connect: () => db.pool.connect(),
+    } as unknown as pg.Pool;
+    // Busy from the first outcome on, gathering for 5 s.
+    const recorder = new OutcomeRecorder(pool, 'a', createLogger('silent'), new EventSignal(), {
+      ms: 5000,
+      busyPerSecond: 10,
+    });
+    // Nothing to write: alone.
+    const [first] = await recorder.claim(await claimArgs(db, 'a', origin, 1));
+    expect(statements).toEqual(['clipgate_claim_deliveries']);
+    // A batch gathering: the claim ends the wait and rides its statement.
+    const args = await claimArgs(db, 'a', origin, 2);
+    const started = performance.now();
+    const written = recorder.record(outcome(first!, { state: 'delivered' }));
+    const claimed = await recorder.claim(args);
+    await written;
+    expect(performance.now() - started).toBeLessThan(4000);
+    expect(statements).toEqual(['clipgate_claim_deliveries', 'clipgate_record_and_claim']);
+    expect(claimed).toHaveLength(2);
+    // A batch that discards is written with its events in a transaction; the claim goes alone.
+    const [third] = await recorder.claim(await claimArgs(db, 'a', origin, 1));
+    const discardArgs = await claimArgs(db, 'a', origin, 1);
+    const discarding = recorder.record(outcome(third!, { state: 'discarded' }));
+    expect(await recorder.claim(discardArgs)).toHaveLength(1);
+    await discarding;
+    expect(statements.slice(2)).toEqual(['clipgate_claim_deliveries', 'clipgate_claim_deliveries']);
+    // Not busy: an outcome is written at once, and a claim meanwhile goes alone beside it.
+    statements.length = 0;
+    const quiet = new OutcomeRecorder(pool, 'a', createLogger('silent'), new EventSignal());
+    const [, fifth] = await claimDeliveries(db.pool, await claimArgs(db, 'a', origin, 5));
+    expect(fifth).toBeUndefined(); // all five taken
+    await Promise.all([
+      quiet.record(outcome(claimed[0]!, { state: 'delivered' })),
+      quiet.claim(await claimArgs(db, 'a', origin, 5)),
+    ]);
+    await recorder.settled();
+    await quiet.settled();
+    expect(statements.sort()).toEqual(['clipgate_claim_deliveries', 'clipgate_record_outcomes']);
+    expect((await rows(db, origin)).map((r) => r.state)).toEqual([
+      'delivered',
+      'delivered',
+      'pending',
+      'discarded',
+      'pending',
+    ]);
+  });
+});

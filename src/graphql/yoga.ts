@@ -23,7 +23,7 @@ import { callerOf, rateLimited, type RateDecision } from '../limits/rate.ts';
 import { CostShares } from '../limits/shares.ts';
 import { declaredLength } from '../http/body.ts';
 import { closeSignal } from '../http/close-signal.ts';
-import { sendJson, sendText } from '../http/json.ts';
+import { sendText } from '../http/json.ts';
 import type { HttpHandler } from '../http/handler.ts';
 import { LiveQueryMemory } from '../events/live/query-memory.ts';
 import type { Services } from '../services.ts';
@@ -553,14 +553,10 @@ async function answerPlainPost(
   }
   result = (await takeUncounted(services, context)) ?? result;
   const { res } = context;
-  if (
-    result &&
-    !isAsyncIterable(result) &&
-    !result.errors?.length &&
-    !result.extensions?.http &&
-    !(result as { stringify?: unknown }).stringify
-  ) {
-    sendJson(res, 200, result, {}, 'application/json; charset=utf-8');
+  if (result && !isAsyncIterable(result) && !result.errors?.length && !result.extensions?.http) {
+    // graphql-jit's serializer of the compiled query, as Yoga's processor uses it.
+    const { stringify = JSON.stringify } = result as { stringify?: (result: unknown) => string };
+    sendText(res, 200, stringify(result), {}, 'application/json; charset=utf-8');
     return;
   }
   const answer = await processRegularResult(
@@ -570,7 +566,8 @@ async function answerPlainPost(
   );
   const headers: Record<string, string> = {};
   answer.headers.forEach((value, name) => {
-    if (name !== 'content-length' && name !== 'content-type') headers[name] = value;
+    const lower = name.toLowerCase();
+    if (lower !== 'content-length' && lower !== 'content-type') headers[name] = value;
   });
   sendText(
     res,

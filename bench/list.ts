@@ -3,7 +3,9 @@
 // over REST and GraphQL, per accessory and across the account (the timeline), the counts of 30
 // days by hour, beside the same keyset query straight through pg (the limit: no HTTP, no
 // GraphQL; as text, and prepared as the service runs it), served by a bare Node HTTP handler,
-// and HTTP alone, with the ratios, all measured in this one run.
+// and HTTP alone, with the ratios, all measured in this one run. Beside each rate, the serving
+// process's CPU time per request; and the service's CPU per page of REST, GraphQL and GraphQL by
+// hash in rounds of short runs (--cpu-rounds), whose ratios are what a loaded machine moves least.
 //
 //   npm run bench:list [-- --seconds 5 --concurrency 16 --warmup 3 --cpu-rounds 7]
 //   BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) names the server; the

@@ -3,9 +3,11 @@
 // over REST and GraphQL, per accessory and across the account (the timeline), the counts of 30
 // days by hour, beside the same keyset query straight through pg (the limit: no HTTP, no
 // GraphQL; as text, and prepared as the service runs it), served by a bare Node HTTP handler,
-// and HTTP alone, with the ratios, all measured in this one run.
+// and HTTP alone, with the ratios, all measured in this one run. Beside each rate, the serving
+// process's CPU time per request; and the service's CPU per page of REST, GraphQL and GraphQL by
+// hash in rounds of short runs (--cpu-rounds), whose ratios are what a loaded machine moves least.
 //
-//   npm run bench:list [-- --seconds 5 --concurrency 16 --warmup 3 --cpu-pairs 7]
+//   npm run bench:list [-- --seconds 5 --concurrency 16 --warmup 3 --cpu-rounds 7]
 //   BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) names the server; the
 //   data set is loaded afresh into its database, clipgate_bench_list unless --database names
 //   another one (about 10 s).
@@ -33,7 +35,7 @@ const { values } = parseArgs({
     activities: { type: 'string', default: '10000' },
     database: { type: 'string', default: 'clipgate_bench_list' },
     warmup: { type: 'string', default: '3' },
-    'cpu-pairs': { type: 'string', default: '7' },
+    'cpu-rounds': { type: 'string', default: '7' },
   },
 });
 const seconds = Number(values.seconds);
@@ -79,22 +81,38 @@ const countsBody = {
 const duration = seconds * 1000;
 const WARM_UP_MS = Number(values.warmup) * 1000;
 const results: Record<string, LoadResult> = {};
-const report = (name: string, r: LoadResult) => {
+/** The serving process's CPU time per request of each figure, in ms (user and system). */
+const cpuPerRequest: Record<string, number> = {};
+const report = (name: string, r: LoadResult, cpu?: number) => {
   results[name] = r;
-  console.log(`${name.padEnd(28)} ${fmt(r)}`);
+  if (cpu !== undefined) cpuPerRequest[name] = cpu;
+  const perRequest = cpu === undefined ? '' : `  CPU ${(cpu * 1000).toFixed(0).padStart(5)} µs/req`;
+  console.log(`${name.padEnd(28)} ${fmt(r)}${perRequest}`);
 };
 
 const token = await readerToken();
 const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
 
+/** Measures one figure of the server `pid` on `port`: its rate, latency and CPU per request. */
 async function drive(
-  port: number,
+  { port, pid }: { port: number; pid: number },
   name: string,
   request: (http: Pool, i: number) => Promise<void>,
 ) {
   const http = new Pool(`http://127.0.0.1:${port}`, { connections: concurrency });
-  report(name, await load(concurrency, duration, (i) => request(http, i)));
+  const run = await perRequestCpu(pid, () => load(concurrency, duration, (i) => request(http, i)));
+  report(name, run, run.cpu);
   await http.close();
+}
+
+/** A load run and the CPU time the process `pid` spent over it per request, in ms. */
+async function perRequestCpu(
+  pid: number,
+  run: () => Promise<LoadResult>,
+): Promise<LoadResult & { cpu: number }> {
+  const before = cpuMs(pid);
+  const result = await run();
+  return { ...result, cpu: (cpuMs(pid) - before) / result.requests };
 }
 
 /**
@@ -132,6 +150,7 @@ const PAGE_BY_HASH = {
 
 console.log(`\n${concurrency} concurrent clients, ${seconds} s per figure\n`);
 const service = await startServer('src/main.ts', listingEnv(databaseUrl));
+const served = { port: service.port, pid: service.child.pid! };
 // Registers the page's hash (APQ): the text with its hash, once.
 {
   const http = new Pool(`http://127.0.0.1:${service.port}`, { connections: 1 });
@@ -171,29 +190,33 @@ const pages: Record<string, (http: Pool, i: number) => Promise<void>> = {
   'REST counts 30 days by hour': (h) => post(h, '/api/activities/counts', countsBody),
 };
 await warm(service.port, Object.values(pages));
-for (const [name, request] of Object.entries(pages)) await drive(service.port, name, request);
-// The service's CPU per request, the first page as text and by its hash: CPU time of the service
-// process over a run / requests answered, in pairs of short runs (text, then hash), so that the
-// machine's noise falls on both alike; the ratio is the median of the pairs'.
+for (const [name, request] of Object.entries(pages)) await drive(served, name, request);
+// The service's CPU per page, REST, GraphQL as text and by its hash: CPU time of the service
+// process over a run / requests answered, in rounds of short runs (one of each kind), so that the
+// machine's noise falls on all three alike; each ratio is the median of the rounds' ratios.
+const REST = 'REST first page';
 const TEXT = 'GraphQL first page';
 const BY_HASH = 'GraphQL first page, by hash';
-const cpuPairs: { [TEXT]: number; [BY_HASH]: number }[] = [];
-for (let pair = 0; pair < Number(values['cpu-pairs']); pair++) {
-  const measured = { [TEXT]: 0, [BY_HASH]: 0 };
-  for (const name of [TEXT, BY_HASH] as const) {
+const rounds: Record<typeof REST | typeof TEXT | typeof BY_HASH, number>[] = [];
+for (let round = 0; round < Number(values['cpu-rounds']); round++) {
+  const measured = { [REST]: 0, [TEXT]: 0, [BY_HASH]: 0 };
+  for (const name of [REST, TEXT, BY_HASH] as const) {
     const http = new Pool(`http://127.0.0.1:${service.port}`, { connections: concurrency });
-    const before = cpuMs(service.child.pid!);
-    const run = await load(concurrency, duration / 2, (i) => pages[name]!(http, i), 0);
-    measured[name] = (cpuMs(service.child.pid!) - before) / run.requests;
+    const run = await perRequestCpu(service.child.pid!, () =>
+      load(concurrency, duration / 2, (i) => pages[name]!(http, i), 0),
+    );
+    measured[name] = run.cpu;
     await http.close();
   }
-  cpuPairs.push(measured);
+  rounds.push(measured);
+  const micro = (name: keyof typeof measured) => `${(measured[name] * 1000).toFixed(0)} µs`;
   console.log(
-    `CPU per request, pair ${pair + 1}      text ${(measured[TEXT] * 1000).toFixed(0)} µs, by hash ${(measured[BY_HASH] * 1000).toFixed(0)} µs`,
+    `CPU per page, round ${round + 1}      REST ${micro(REST)}, GraphQL ${micro(TEXT)}, by hash ${micro(BY_HASH)}`,
   );
 }
 const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-const cpuRatio = median(cpuPairs.map((p) => p[BY_HASH] / p[TEXT]));
+const cpuRatio = (a: typeof TEXT | typeof BY_HASH, b: typeof REST | typeof TEXT) =>
+  median(rounds.map((r) => r[a] / r[b])).toFixed(2);
 // Zones: z1 over the left quarter of the frame, saved now, so that every activity of
 // the data set is older than lastModified and answered from its objectLocations (about 4 in 10
 // hold a cell of z1): the costlier side of the zones-and-time rule.
@@ -226,10 +249,8 @@ const cpuRatio = median(cpuPairs.map((p) => p[BY_HASH] / p[TEXT]));
   await http.close();
 }
 // The unfiltered first page again, measured next to the filtered one (same warm-up).
-await drive(service.port, 'REST first page, again', (h, i) =>
-  post(h, listPath(pick(i)), { limit: 20 }),
-);
-await drive(service.port, 'REST zone-filtered page', (h, i) =>
+await drive(served, 'REST first page, again', (h, i) => post(h, listPath(pick(i)), { limit: 20 }));
+await drive(served, 'REST zone-filtered page', (h, i) =>
   post(h, listPath(pick(i)), { limit: 20, filter: 'contains(motionZones, "z1")' }),
 );
 await service.stop();
@@ -247,7 +268,9 @@ const barePages: Record<string, (http: Pool, i: number) => Promise<void>> = {
   'bare HTTP alone, a fixed page': (h, i) => get(h, `/fixed?a=${pick(i)}`),
 };
 await warm(bare.port, Object.values(barePages));
-for (const [name, request] of Object.entries(barePages)) await drive(bare.port, name, request);
+for (const [name, request] of Object.entries(barePages)) {
+  await drive({ port: bare.port, pid: bare.child.pid! }, name, request);
+}
 await bare.stop();
 
 // The limit, twice: the keyset query as text (planned at every run, as the issue that set the
@@ -329,5 +352,10 @@ ratios (target in brackets); the targets were set against the keyset query as te
   timeline / per-accessory first page p50   ${ratio('REST timeline first page', 'REST first page', (r) => r.p50)}  [<= 1.3]
   timeline deep / first page p50            ${ratio('REST timeline 10,000 deep', 'REST timeline first page', (r) => r.p50)}  [<= 1.1]
   counts 30 days by hour p50 (ms)           ${results['REST counts 30 days by hour']!.p50.toFixed(1)}  [< 20]
-  GraphQL by hash / text CPU per request    ${cpuRatio.toFixed(2)}  [<= 0.85] (median of ${cpuPairs.length} pairs)
+  service CPU per page (medians of ${rounds.length} rounds of REST, GraphQL, by hash):
+  GraphQL / REST CPU per page               ${cpuRatio(TEXT, REST)}  [<= 1.15]
+  GraphQL by hash / text CPU per page       ${cpuRatio(BY_HASH, TEXT)}  [<= 0.85]
+  GraphQL by hash / REST CPU per page       ${cpuRatio(BY_HASH, REST)}
+  REST / bare pg + HTTP CPU per page        ${(cpuPerRequest[REST]! / cpuPerRequest['bare pg + HTTP first page']!).toFixed(2)}  (the figures above)
+  GraphQL / bare pg + HTTP CPU per page     ${(cpuPerRequest[TEXT]! / cpuPerRequest['bare pg + HTTP first page']!).toFixed(2)}
   GraphQL by hash / text throughput         ${ratio('GraphQL first page, by hash', 'GraphQL first page', (r) => r.rps)}`);

@@ -120,7 +120,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
         graphiqlHandler(config.auth),
         // The API reference in the browser: /docs, its AsyncAPI view and their files.
         referenceHandler(config.auth),
-        graphqlHandler(graphql, services, config.maxBodyBytes),
+        graphqlHandler(graphql, services, documents, config.maxBodyBytes),
         // Media streams raw bytes (ranges, signed URLs) instead of JSON: its own small router.
         (req, res, pathname) => handleMediaRequest(services, req, res, pathname),
         // The dashboard (web/, built into web/dist): static files at /app.

@@ -87,6 +87,14 @@ export class PersistedDocuments {
     return this.#known.size;
   }
 
+  /**
+   * The text of a known or registered document by its hash, without counting it: what a request
+   * naming only the hash would run, if it were resolved now.
+   */
+  text(hash: string): string | undefined {
+    return this.#known.get(hash) ?? this.#registered?.get(hash);
+  }
+
   /** True when the client may send only known documents. */
   trustedOnly(clientId: string): boolean {
     return this.#trustedOnly === '*' || this.#trustedOnly.has(clientId);

@@ -1,12 +1,13 @@
 import type http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { useGraphQlJit } from '@envelop/graphql-jit';
-import { getOperationAST, type ExecutionResult } from 'graphql';
+import { getOperationAST, type ExecutionResult, type GraphQLError } from 'graphql';
 import {
   createGraphQLError,
   createYoga,
   isAsyncIterable,
   processRegularResult,
+  type GraphQLParams,
   type Plugin,
 } from 'graphql-yoga';
 import { errorStatus, type AppError, type ErrorCode, type ErrorDetails } from '../errors.ts';
@@ -21,6 +22,8 @@ import { throttleStatus } from '../limits/cost.ts';
 import { callerOf, rateLimited, type RateDecision } from '../limits/rate.ts';
 import { CostShares } from '../limits/shares.ts';
 import { declaredLength } from '../http/body.ts';
+import { closeSignal } from '../http/close-signal.ts';
+import { sendText } from '../http/json.ts';
 import type { HttpHandler } from '../http/handler.ts';
 import { LiveQueryMemory } from '../events/live/query-memory.ts';
 import type { Services } from '../services.ts';
@@ -51,6 +54,8 @@ export interface ServerContext {
   wsContext?: RequestContext<Services>;
   /** Whom an operation's database work is for: its HTTP request's caller, or its WebSocket's. */
   storageCaller?: Caller;
+  /** An HTTP request's: aborted once its answer closes; made when first read (closeSignal). */
+  signal?: AbortSignal;
 }
 
 /** GraphQL over HTTP and SSE on `/graphql`; its envelop also runs the WebSocket operations. */
@@ -85,22 +90,14 @@ export function createGraphQL(
         ? { ...graphqlContext(wsContext), storageCaller }
         : {
             ...graphqlContext(caller!, request.headers.get('idempotency-key') ?? undefined),
-            signal: request.signal,
+            // `signal` stays the server context's own getter (graphqlHandler): made when read.
             uncounted,
             answer: res,
             storageCaller: answerCaller(caller!.principal, res),
             liveTransport: 'sse' as const,
             openLive: (live: LiveRequest) => openSse(caller!, res, live),
           },
-    maskedErrors: {
-      maskError: (error) => {
-        const masked = toGraphQLError(error, services.logger);
-        if (masked.extensions.code === 'UNAVAILABLE') {
-          services.metrics.refusals.inc({ reason: 'unavailable' });
-        }
-        return masked;
-      },
-    },
+    maskedErrors: { maskError: maskError(services) },
     // The same body limit as REST (413), applied where the body is read (graphqlHandler).
     maxRequestBodySize: false,
     plugins: [
@@ -210,6 +207,15 @@ export function createGraphQL(
 
 export type GraphQLServer = ReturnType<typeof createGraphQL>;
 
+/** How an error leaves the GraphQL layer: in the contract's shape (toGraphQLError), counted. */
+const maskError = (services: Services) => (error: unknown) => {
+  const masked = toGraphQLError(error, services.logger);
+  if (masked.extensions.code === 'UNAVAILABLE') {
+    services.metrics.refusals.inc({ reason: 'unavailable' });
+  }
+  return masked;
+};
+
 /**
  * An HTTP request's own token from its caller's request bucket. It is taken together with the
  * cost of the request's operation, in one check (one Redis call when the limits are shared);
@@ -237,15 +243,24 @@ interface HttpOperation {
 function countRequestsNoOperationTook(services: Services): Plugin<object, ServerContext> {
   return {
     onResultProcess: async ({ serverContext, setResult }) => {
-      const { caller, uncounted, res } = serverContext;
-      if (!caller || !uncounted?.take()) return;
-      try {
-        await takeRequest(services, caller, res);
-      } catch (err) {
-        setResult({ errors: [requestError(err as AppError)] });
-      }
+      const refused = await takeUncounted(services, serverContext);
+      if (refused) setResult(refused);
     },
   };
+}
+
+/** Takes the token of a request whose operation took none: the refusal, if it has none left. */
+async function takeUncounted(
+  services: Services,
+  { caller, uncounted, res }: ServerContext,
+): Promise<ExecutionResult | undefined> {
+  if (!caller || !uncounted?.take()) return undefined;
+  try {
+    await takeRequest(services, caller, res);
+    return undefined;
+  } catch (err) {
+    return { errors: [requestError(err as AppError)] };
+  }
 }
 
 /**
@@ -396,13 +411,16 @@ async function readBody(req: http.IncomingMessage, limit: number): Promise<void>
  * requests are: a refusal (401) costs no GraphQL request pipeline, and is answered in GraphQL's
  * shape all the same (app.ts), as is a caller's request while its bucket, which refused one
  * before, has no token yet (known to this instance). Its rate-limit token is taken with its
- * operation's cost (UncountedRequest).
+ * operation's cost (UncountedRequest). A plain JSON POST (plainParams) goes to Yoga's operation
+ * pipeline without its fetch layer (answerPlainPost); every other request to Yoga whole.
  */
 export function graphqlHandler(
   yoga: GraphQLServer,
   services: Services,
+  documents: PersistedDocuments,
   maxBodyBytes: number,
 ): HttpHandler {
+  const mask = maskError(services);
   return async (req, res, pathname) => {
     if (pathname !== '/graphql') return undefined;
     // A CORS preflight carries no credentials; Yoga answers it.
@@ -414,8 +432,148 @@ export function graphqlHandler(
     if (caller)
       answerRequest(services, await services.rateLimiter.refusedAlready(caller.principal), res);
     if (req.method === 'POST') await readBody(req, maxBodyBytes);
-    const serve = () => yoga(req, res, { caller, uncounted: caller && new UncountedRequest() });
+    let signal: AbortSignal | undefined;
+    const context: ServerContext = {
+      req,
+      res,
+      caller,
+      uncounted: caller && new UncountedRequest(),
+      get signal() {
+        return (signal ??= closeSignal(res));
+      },
+    };
+    const params = caller && plainParams(req, documents);
+    const serve = params
+      ? () => answerPlainPost(yoga, mask, services, context, params)
+      : () => yoga(req, res, context);
     await (caller ? asCaller(answerCaller(caller.principal, res), serve) : serve());
     return pathname;
   };
+}
+
+/** The fields of a GraphQL request's body, as Yoga's parameter check takes them. */
+const PARAMETERS = new Set(['query', 'variables', 'operationName', 'extensions']);
+
+const isObjectOrNull = (value: unknown) => typeof value === 'object' && !Array.isArray(value);
+
+/**
+ * The parameters of a plain JSON POST, or undefined for any other request: a POST whose body
+ * graphqlHandler read, of type `application/json`, that accepts a JSON answer (no `Accept`,
+ * `*\/*` or `application/json`), carries no `Origin` (no CORS headers to add), and whose body is
+ * an object of the four parameters, each of the type Yoga's check requires, with a query text or
+ * the hash of a document at hand, neither a subscription nor a live query. Such a request is answered by Yoga's operation pipeline with
+ * exactly what Yoga whole would answer; anything else (a refusal Yoga makes of the request
+ * itself, a stream, another media type) goes to Yoga whole.
+ */
+function plainParams(
+  req: http.IncomingMessage,
+  documents: PersistedDocuments,
+): GraphQLParams | undefined {
+  const { headers } = req;
+  const body = (req as { body?: unknown }).body;
+  if (req.method !== 'POST' || !Buffer.isBuffer(body) || headers.origin !== undefined) return;
+  const type = headers['content-type']?.split(',')[0];
+  if (type !== 'application/json' && !type?.startsWith('application/json;')) return;
+  const { accept } = headers;
+  if (accept !== undefined && accept !== '*/*' && accept !== 'application/json') return;
+  const declared = headers['content-length'];
+  if (declared !== undefined && !/^\d+$/.test(declared)) return;
+  let params: Record<string, unknown>;
+  try {
+    params = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
+  } catch {
+    return;
+  }
+  if (typeof params !== 'object' || params === null || Array.isArray(params)) return;
+  for (const key in params) if (!PARAMETERS.has(key)) return;
+  const { query, variables, operationName, extensions } = params;
+  if (!isObjectOrNull(variables ?? null) || !isObjectOrNull(extensions ?? null)) return;
+  if (operationName != null && typeof operationName !== 'string') return;
+  const hash = (extensions as { persistedQuery?: { sha256Hash?: unknown } } | null | undefined)
+    ?.persistedQuery?.sha256Hash;
+  // A document by its hash alone goes to Yoga whole unless its text is at hand (else Yoga
+  // answers PERSISTED_QUERY_NOT_FOUND); a subscription or a live query, whose result is a
+  // stream, too.
+  const text = typeof query === 'string' ? query : typeof hash === 'string' && documents.text(hash);
+  if (query != null && typeof query !== 'string') return;
+  if (!text || /subscription|@live/.test(text)) return;
+  return params as GraphQLParams;
+}
+
+/**
+ * What Yoga's hooks read of a plain JSON POST's request: its method, URL and headers (and a
+ * signal, made when read), without building a fetch Request, its headers and its body.
+ */
+class PlainPost {
+  readonly method = 'POST';
+  readonly headers: { get(name: string): string | null };
+
+  constructor(
+    private readonly req: http.IncomingMessage,
+    private readonly context: ServerContext,
+  ) {
+    this.headers = {
+      get: (name) => {
+        const value = req.headers[name.toLowerCase()];
+        return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+      },
+    };
+  }
+
+  get url(): string {
+    return `http://${this.req.headers.host ?? 'localhost'}${this.req.url ?? '/'}`;
+  }
+
+  get signal(): AbortSignal | undefined {
+    return this.context.signal;
+  }
+}
+
+/**
+ * Answers a plain JSON POST (plainParams) through Yoga's operation pipeline (its parameter
+ * hooks, envelop, the execution-result hooks), as Yoga's handler would, without its fetch
+ * layer: no Request or Response objects. The result is answered as Yoga's JSON result processor
+ * answers it: a result without errors as 200 JSON, written with its head in one write; any
+ * other through Yoga's own processor (its status, headers and body).
+ */
+async function answerPlainPost(
+  yoga: GraphQLServer,
+  mask: (error: unknown) => GraphQLError,
+  services: Services,
+  context: ServerContext,
+  params: GraphQLParams,
+): Promise<void> {
+  const request = new PlainPost(context.req, context) as unknown as Request;
+  let result: Awaited<ReturnType<GraphQLServer['getResultForParams']>>;
+  try {
+    result = await yoga.getResultForParams({ params, request }, context);
+  } catch (err) {
+    // Yoga answers an error its parameter hooks throw as the only error, masked.
+    result = { errors: [mask(err)] };
+  }
+  result = (await takeUncounted(services, context)) ?? result;
+  const { res } = context;
+  if (result && !isAsyncIterable(result) && !result.errors?.length && !result.extensions?.http) {
+    // graphql-jit's serializer of the compiled query, as Yoga's processor uses it.
+    const { stringify = JSON.stringify } = result as { stringify?: (result: unknown) => string };
+    sendText(res, 200, stringify(result), {}, 'application/json; charset=utf-8');
+    return;
+  }
+  const answer = await processRegularResult(
+    result ?? { errors: [] },
+    yoga.fetchAPI,
+    'application/json',
+  );
+  const headers: Record<string, string> = {};
+  answer.headers.forEach((value, name) => {
+    const lower = name.toLowerCase();
+    if (lower !== 'content-length' && lower !== 'content-type') headers[name] = value;
+  });
+  sendText(
+    res,
+    answer.status,
+    await answer.text(),
+    headers,
+    answer.headers.get('content-type') ?? 'application/json; charset=utf-8',
+  );
 }

@@ -12,11 +12,24 @@ export function sendJson(
     res.writeHead(status, headers).end();
     return;
   }
-  const json = JSON.stringify(body);
+  sendText(res, status, JSON.stringify(body), headers, contentType);
+}
+
+/**
+ * Writes an answer whose body is `text`, with its length: Node sends the head and the body in
+ * one write to the socket.
+ */
+export function sendText(
+  res: ServerResponse,
+  status: number,
+  text: string,
+  headers: Record<string, string>,
+  contentType: string,
+): void {
   res.writeHead(status, {
     ...headers,
     'content-type': contentType,
-    'content-length': Buffer.byteLength(json),
+    'content-length': Buffer.byteLength(text),
   });
-  res.end(json);
+  res.end(text);
 }

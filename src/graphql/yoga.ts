@@ -28,7 +28,7 @@ import type { HttpHandler } from '../http/handler.ts';
 import { LiveQueryMemory } from '../events/live/query-memory.ts';
 import type { Services } from '../services.ts';
 import { asCaller, type Caller } from '../storage/tenancy.ts';
-import { graphqlTracing } from '../telemetry/graphql.ts';
+import { graphqlTracing, inOperationSpan } from '../telemetry/graphql.ts';
 import { activeTracer } from '../telemetry/tracing.ts';
 import { graphqlContext, type GraphQLContext } from './builder.ts';
 import { persistedDocuments, type PersistedDocuments } from './documents.ts';
@@ -546,7 +546,10 @@ async function answerPlainPost(
   const request = new PlainPost(context.req, context) as unknown as Request;
   let result: Awaited<ReturnType<GraphQLServer['getResultForParams']>>;
   try {
-    result = await yoga.getResultForParams({ params, request }, context);
+    // In its operation's span, as Yoga's instrumentation runs it (telemetry/graphql.ts).
+    const tracer = activeTracer();
+    const operation = () => yoga.getResultForParams({ params, request }, context);
+    result = await (tracer ? inOperationSpan(tracer, operation) : operation());
   } catch (err) {
     // Yoga answers an error its parameter hooks throw as the only error, masked.
     result = { errors: [mask(err)] };

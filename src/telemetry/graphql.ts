@@ -6,6 +6,15 @@ import { fail, inSpan } from './tracing.ts';
 const OPERATION_SPAN = createContextKey('clipgate graphql operation span');
 
 /**
+ * Runs an HTTP operation in its `graphql.operation` span, which its phases name once known: as
+ * Yoga's instrumentation does, and as the plain POST path (graphql/yoga.ts) does without it.
+ */
+export const inOperationSpan = <T>(tracer: Tracer, operation: () => T): T =>
+  inSpan(tracer, 'graphql.operation', {}, (span) =>
+    context.with(context.active().setValue(OPERATION_SPAN, span), operation),
+  );
+
+/**
  * GraphQL tracing as a Yoga plugin: a `graphql.operation` span around each operation over HTTP
  * (named by its type and name once known, e.g. `mutation CreateActivity`), with `graphql.parse`,
  * `graphql.validate` and `graphql.execute` (or `graphql.subscribe`) spans inside it. Operations
@@ -35,10 +44,7 @@ export function graphqlTracing(tracer: Tracer): Plugin {
 
   return {
     instrumentation: {
-      operation: (_payload, wrapped) =>
-        inSpan(tracer, 'graphql.operation', {}, (span) =>
-          context.with(context.active().setValue(OPERATION_SPAN, span), wrapped),
-        ),
+      operation: (_payload, wrapped) => inOperationSpan(tracer, wrapped),
       parse: phase('graphql.parse'),
       validate: phase('graphql.validate'),
       execute: phase('graphql.execute'),

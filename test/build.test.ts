@@ -109,7 +109,11 @@ describe('the production build', () => {
         });
         const query = '{ accessories(first: 5) { edges { node { id } } } }';
         const res = await postGraphQL(service.url, token, query);
-        expect(await res.json()).toEqual({ data: { accessories: { edges: [] } } });
+        // Its cost, as an answer made on the event loop carries it (the default budget is on).
+        expect(await res.json()).toEqual({
+          data: { accessories: { edges: [] } },
+          extensions: { cost: expect.objectContaining({ requestedQueryCost: expect.any(Number) }) },
+        });
         const metrics = await (await fetch(`${service.url}/metrics`)).text();
         expect(metrics).toMatch(/^clipgate_graphql_worker_operations_total\{outcome="ok"\} 1$/m);
       } finally {

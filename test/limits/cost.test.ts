@@ -187,10 +187,15 @@ describe.each(backends)('the cost of counts on %s', (backend) => {
       5000 - scanned.requestedQueryCost - 500,
     );
 
-    // A page that finds its row at once costs far less (its price, unless the machine is slow).
-    const found = await postGraphQL(t.url, await reader(), page('relevanceLevel >= 0'));
-    const cost = ((await found.json()) as Answer).extensions!.cost;
-    expect(cost.actualQueryCost).toBeLessThan(scanned.actualQueryCost / 2);
+    // A page that finds its row at once costs far less: its price, unless the machine is slow
+    // (the least of three, so that one stall of a loaded machine does not decide).
+    const cheapest = async (cost: () => Promise<number>) =>
+      Math.min(await cost(), await cost(), await cost());
+    const found = await cheapest(async () => {
+      const answer = await postGraphQL(t.url, await reader(), page('relevanceLevel >= 0'));
+      return ((await answer.json()) as Answer).extensions!.cost.actualQueryCost;
+    });
+    expect(found).toBeLessThan(scanned.actualQueryCost / 2);
 
     // The same page over REST: no price before, its database time after.
     const restPage = (filter: string) =>
@@ -200,10 +205,11 @@ describe.each(backends)('the cost of counts on %s', (backend) => {
     expect(restScan.headers.get('cost-requested')).toBe('0');
     expect(Number(restScan.headers.get('cost-actual'))).toBeGreaterThan(500);
     expect(costLeft(restScan.headers.get('ratelimit'))).toBeLessThan(5000 - 500);
-    const restFound = await restPage('relevanceLevel >= 0');
-    expect(restFound.status).toBe(200);
-    expect(Number(restFound.headers.get('cost-actual') ?? 0)).toBeLessThan(
-      Number(restScan.headers.get('cost-actual')) / 2,
-    );
+    const restFound = await cheapest(async () => {
+      const answer = await restPage('relevanceLevel >= 0');
+      expect(answer.status).toBe(200);
+      return Number(answer.headers.get('cost-actual') ?? 0);
+    });
+    expect(restFound).toBeLessThan(Number(restScan.headers.get('cost-actual')) / 2);
   }, 120_000);
 });

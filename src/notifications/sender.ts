@@ -196,6 +196,9 @@ class Exchange implements Dispatcher.DispatchHandler {
   }
 }
 
+/** The User-Agent of a notification, over HTTP or to a broker (signing.ts). */
+export const USER_AGENT = 'clipgate-webhooks/0.1';
+
 export function createSender(options: {
   timeoutMs: number;
   allowPrivateNetworks: boolean;
@@ -205,7 +208,7 @@ export function createSender(options: {
   /** Where a blocked address is logged with its resolution, at debug level. */
   logger?: { debug(obj: object, msg: string): void };
 }): Sender {
-  const { timeoutMs, allowPrivateNetworks, userAgent = 'clipgate-webhooks/0.1' } = options;
+  const { timeoutMs, allowPrivateNetworks, userAgent = USER_AGENT } = options;
   const lookup = options.lookup ?? dnsLookup;
   const connector = buildConnector({
     timeout: timeoutMs,

@@ -8,7 +8,7 @@
 import { connect, type ChannelModel, type ConfirmChannel, type Message } from 'amqplib';
 import { isIP } from 'node:net';
 import { resolvePublic } from './address.ts';
-import { ConnectionPool, untilAborted } from './pool.ts';
+import { CONNECT_TIMEOUT_MS, ConnectionPool, untilAborted } from './pool.ts';
 import {
   PublishError,
   type BrokerMessage,
@@ -17,8 +17,6 @@ import {
   type PublisherOptions,
 } from './types.ts';
 
-/** How long the TCP, TLS and AMQP handshakes of a new connection may take together. */
-const CONNECT_TIMEOUT_MS = 10_000;
 /** Heartbeats (seconds): a broker gone silent is noticed, and its connection dropped, in 30 s. */
 const HEARTBEAT_S = 15;
 /** How long a connection's close may wait for the broker's answer before its socket is dropped. */

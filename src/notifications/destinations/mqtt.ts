@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { connect, type IClientOptions, type MqttClient } from 'mqtt';
 import { resolvePublic } from './address.ts';
-import { ConnectionPool, publishErrorOf, untilAborted } from './pool.ts';
+import { CONNECT_TIMEOUT_MS, ConnectionPool, publishErrorOf, untilAborted } from './pool.ts';
 import {
   PublishError,
   type BrokerMessage,
@@ -16,9 +16,6 @@ import {
   type Publisher,
   type PublisherOptions,
 } from './types.ts';
-
-/** How long opening a connection may take (TCP, TLS, CONNECT and CONNACK). */
-const CONNECT_TIMEOUT_MS = 10_000;
 
 /** MQTT reason codes a broker refuses with (MQTT 5; 4 and 5 as MQTT 3.1.1 sends them). */
 const reasons: Record<number, string> = {

@@ -18,7 +18,7 @@ import {
 } from '@nats-io/transport-node';
 import { isIP } from 'node:net';
 import { resolvePublic } from './address.ts';
-import { ConnectionPool, publishErrorOf, untilAborted } from './pool.ts';
+import { CONNECT_TIMEOUT_MS, ConnectionPool, publishErrorOf, untilAborted } from './pool.ts';
 import {
   PublishError,
   type BrokerMessage,
@@ -27,8 +27,6 @@ import {
   type PublisherOptions,
 } from './types.ts';
 
-/** How long the TCP, TLS and NATS handshakes of a new connection may take together. */
-const CONNECT_TIMEOUT_MS = 10_000;
 /** The client's own bound on a PubAck; an attempt's signal ends its wait sooner. */
 const ACK_TIMEOUT_MS = 60_000;
 /**

@@ -10,6 +10,8 @@ import { createHash } from 'node:crypto';
 import { classifyError, describe } from '../sender.ts';
 import { PublishError, type BrokerTarget } from './types.ts';
 
+/** How long opening a connection may take: TCP, TLS and the broker's handshake together. */
+export const CONNECT_TIMEOUT_MS = 10_000;
 const BACKOFF_FIRST_MS = 1_000;
 const BACKOFF_MAX_MS = 30_000;
 /** A connection no publish used for this long is closed (registrations go, credentials change). */

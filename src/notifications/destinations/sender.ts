@@ -1,5 +1,5 @@
 import type { AttemptRequest, AttemptResult } from '../delivery/policy.ts';
-import type { Sender } from '../sender.ts';
+import { USER_AGENT, type Sender } from '../sender.ts';
 import { notificationHeaders } from '../signing.ts';
 import type { BrokerKind } from './destination.ts';
 import { PublishError, type BrokerMessage, type Publisher } from './types.ts';
@@ -45,9 +45,8 @@ export function createDestinationSender(options: {
   publishers: Record<BrokerKind, Publisher>;
   /** The budget of one attempt, as a webhook's. */
   timeoutMs: number;
-  userAgent?: string;
 }): Sender {
-  const { webhook, publishers, timeoutMs, userAgent = 'clipgate-webhooks/0.1' } = options;
+  const { webhook, publishers, timeoutMs } = options;
 
   async function publish(
     request: AttemptRequest & Required<Pick<AttemptRequest, 'broker'>>,
@@ -62,7 +61,7 @@ export function createDestinationSender(options: {
         keys: request.keys,
         webhookId: request.webhookId,
         timestamp: Math.floor(Date.now() / 1000),
-        userAgent,
+        userAgent: USER_AGENT,
       });
       await publishers[kind].publish(
         target,

@@ -167,3 +167,72 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('two instances on one PostgreSQL
     }
   }, 60_000);
 });
+
+// A receiver's Retry-After is its registration's, not one instance's: the queue it holds back is
+// held back in the database, so that another instance, or the next start, waits too.
+describe.skipIf(!process.env.TEST_DATABASE_URL)('a paused receiver, on every instance', () => {
+  it('holds its queue after the instance that was told shuts down: the next one waits', async () => {
+    const env = {
+      WEBHOOK_ALLOW_HTTP: 'true',
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      WEBHOOK_TIMEOUT_MS: '2000',
+      SECRETS_KEY: randomBytes(32).toString('base64'),
+    };
+    const authKey = 'paused-receiver-key';
+    // Its first answer waits until the backlog is queued; each says "come back in 10 minutes".
+    let backlogQueued = false;
+    const rx = await startReceiver(authKey, async (_r, res) => {
+      while (!backlogQueued) await sleep(20);
+      res.writeHead(503, { 'retry-after': '600' }).end();
+    });
+    const first = await startApp('postgres', env);
+    let second: TestApp | undefined;
+    try {
+      const ingest = await first.token(['ingest']);
+      const { upsertAccount } = await ok(first, ingest, UpsertAccount, { subject: 'paused-user' });
+      const token = await first.token(['notifications'], 'paused-user', 'paused-client');
+      await register(first, token, { url: rx.url, authKey, eventTypes: ['activity_created'] });
+      // A backlog of 100: ten cameras, ten activities each.
+      const BACKLOG = 100;
+      await Promise.all(
+        Array.from({ length: 10 }, async (_, camera) => {
+          const { associateAccessory } = await ok(first, ingest, AssociateAccessory, {
+            accountId: upsertAccount.accountId,
+            deviceId: `paused-${camera}`,
+            name: `paused ${camera}`,
+          });
+          for (let n = 0; n < 10; n++) {
+            await ok(first, ingest, CreateActivity, {
+              accessoryId: associateAccessory.id,
+              input: { createdAt: new Date(Date.now() - (10 - n) * 1000).toISOString() },
+            });
+          }
+        }),
+      );
+      backlogQueued = true;
+      await rx.waitFor(() => rx.receipts.length > 0, 'the first attempt');
+      await sleep(300); // its answer handled
+      await first.app.close();
+      const told = rx.receipts.length;
+
+      // The whole backlog waits for the pause, those the first instance held included.
+      const pool = new pg.Pool({ connectionString: first.config.databaseUrl! });
+      const { rows } = await pool.query<{ early: number; pending: number }>(
+        `SELECT count(*) FILTER (WHERE next_attempt_at < now() + interval '590 seconds')::int AS early,
+                count(*)::int AS pending
+           FROM deliveries WHERE account_id = $1 AND state = 'pending'`,
+        [upsertAccount.accountId],
+      );
+      await pool.end();
+      expect(rows[0]).toEqual({ early: 0, pending: BACKLOG });
+
+      second = await startApp('postgres', { ...env, DATABASE_URL: first.config.databaseUrl! });
+      await sleep(2000);
+      expect(rx.receipts.length).toBe(told);
+    } finally {
+      await rx.close();
+      await second?.close();
+      await first.close();
+    }
+  }, 60_000);
+});

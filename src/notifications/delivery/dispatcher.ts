@@ -385,9 +385,23 @@ export class Dispatcher {
     if (next.state === 'pending') this.#expectDue(next.delayMs);
   }
 
-  /** Gives up the leases of claimed deliveries that were not attempted (due in `delayMs`). */
+  /**
+   * Gives up the leases of claimed deliveries that were not attempted, due in `delayMs`, and
+   * none before its registration's pause ends (on a shutdown, too: the next instance waits).
+   */
   async #handBack(deliveries: ClaimedDelivery[], delayMs = 0): Promise<void> {
-    if (deliveries.length === 0) return;
+    const now = Date.now();
+    const byDelay = new Map<number, ClaimedDelivery[]>();
+    for (const d of deliveries) {
+      const ms = Math.max(delayMs, this.#pauses.remaining(d, now));
+      const some = byDelay.get(ms);
+      if (some) some.push(d);
+      else byDelay.set(ms, [d]);
+    }
+    await Promise.all([...byDelay].map(([ms, some]) => this.#handBackAfter(some, ms)));
+  }
+
+  async #handBackAfter(deliveries: ClaimedDelivery[], delayMs: number): Promise<void> {
     try {
       await handBack(this.#pool, this.#instanceId, deliveries, delayMs);
       // Due again at once: claimed now if their origins have room, else as a slot frees.

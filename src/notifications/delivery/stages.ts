@@ -23,6 +23,7 @@ import {
 import type { OutcomeRecorder } from './recorder.ts';
 import type { GoneReceivers } from './slots.ts';
 import type { ReceiverPauses } from './throttle.ts';
+import { deferRegistration } from './queue/defer-registration.ts';
 import { dropPending } from './queue/drop-pending.ts';
 import type { ClaimedDelivery, Outcome } from './queue/types.ts';
 
@@ -103,8 +104,8 @@ export const call = (
  * removes the registration and drops what is still queued for it, and what this instance holds
  * for it is skipped from now on; anything else is retried after the next delay, or discarded.
  * A "slow down" (429, 502, 503, 504) also holds the registration back (the endpoint that asked,
- * not its host's other tenants) for its Retry-After (else the retry's delay), capped, and the
- * result answered says so for the delivery log.
+ * not its host's other tenants) for its Retry-After (else the retry's delay), capped, its queue
+ * with it, and the result answered says so for the delivery log.
  */
 export async function handle(
   ctx: StageContext,
@@ -116,8 +117,23 @@ export async function handle(
   if (next.state === 'gone') await dropGone(ctx, delivery);
   const pauseMs = slowDownMs(result, now, next.state === 'pending' ? next.delayMs : 0);
   if (!pauseMs) return { next, result }; // not a slow down, or one that asks for no pause
-  ctx.pauses.hold(delivery, pauseMs, now);
+  if (ctx.pauses.hold(delivery, pauseMs, now)) await holdQueue(ctx, delivery, pauseMs);
   return { next, result: { ...result, errorMessage: slowDownNote(result, pauseMs) } };
+}
+
+/**
+ * A pause begins: the registration's queue falls due at its end in one statement, for every
+ * instance. Should that fail, this instance still hands back what it claims meanwhile.
+ */
+async function holdQueue(ctx: StageContext, delivery: ClaimedDelivery, pauseMs: number) {
+  try {
+    await deferRegistration(ctx.pool, delivery, pauseMs);
+  } catch (err) {
+    ctx.logger.warn(
+      { err, deliveryId: delivery.id },
+      "holding back a paused registration's queue failed",
+    );
+  }
 }
 
 async function dropGone(ctx: StageContext, delivery: ClaimedDelivery): Promise<void> {

@@ -157,13 +157,17 @@ export class ReceiverThrottle {
 export class ReceiverPauses {
   readonly #until = new Map<string, number>();
 
-  /** Holds the registration back for `ms` from now (a longer pause already set stands). */
-  hold(r: Registration, ms: number, now = Date.now()): void {
+  /**
+   * Holds the registration back for `ms` from now (a longer pause already set stands). True when
+   * it was not held back before: a pause begins.
+   */
+  hold(r: Registration, ms: number, now = Date.now()): boolean {
     const key = registrationKey(r);
-    const until = Math.max(this.#until.get(key) ?? 0, now + ms);
+    const before = this.#until.get(key) ?? 0;
     this.#until.delete(key);
-    this.#until.set(key, until);
+    this.#until.set(key, Math.max(before, now + ms));
     if (this.#until.size > LIMIT_MEMORY) this.#until.delete(this.#until.keys().next().value!);
+    return before <= now;
   }
 
   /** How long the registration is still held back, in ms (0: not). */

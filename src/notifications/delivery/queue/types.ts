@@ -11,6 +11,8 @@ import type { AttemptResult, DeliveryContent, NextStep } from '../policy.ts';
  * - leased to an instance for an attempt: ./claim.ts, alone or in the statement that writes
  *   outcomes (./record-and-claim.ts);
  * - the lease given up without an attempt, or deferred: ./hand-back.ts;
+ * - a registration's queue held back while its receiver asked to slow down:
+ *   ./defer-registration.ts;
  * - an attempt's outcome (delivered, retried later, discarded, gone): ./record-outcomes.ts;
  * - pending ones following their registration when it is saved again or its keys are rotated
  *   or retired (url, keys): ./retarget.ts;

@@ -265,6 +265,11 @@ export interface WebhookConfig {
   disableAfterHours: number;
   /** `WEBHOOK_REPLAY_MAX`: the most notifications one replay of a time range queues. */
   replayMax: number;
+  /**
+   * `WEBHOOK_REPLAY_RATE`: replayed notifications a second per registration: a replay's fall due
+   * that far apart, after its earlier replays'.
+   */
+  replayRate: number;
 }
 
 function secretsKey(env: Env): Buffer | undefined {
@@ -677,6 +682,7 @@ export function loadConfig(env: Env = process.env): Config {
       deliveryLogRetentionDays: int(env, 'DELIVERY_LOG_RETENTION_DAYS', 7),
       disableAfterHours: int(env, 'WEBHOOK_DISABLE_AFTER_HOURS', 72),
       replayMax: int(env, 'WEBHOOK_REPLAY_MAX', 10_000),
+      replayRate: intWithin(env, 'WEBHOOK_REPLAY_RATE', 100, 1, 100_000),
     },
     retentionSweepMs: int(env, 'RETENTION_SWEEP_MS', 60 * 60 * 1000),
     eventLogRetentionHours: int(env, 'EVENT_LOG_RETENTION_HOURS', 24),

@@ -439,7 +439,14 @@ export class NotificationService {
         for (let i = 0; i < originals.length; i += REPLAY_STEP) {
           stillWanted();
           const step = originals.slice(i, i + REPLAY_STEP);
-          queued += await replayOriginals(client, caller, range.onlyFailed, step, traceparent);
+          queued += await replayOriginals(
+            client,
+            caller,
+            range.onlyFailed,
+            step,
+            traceparent,
+            this.webhook.replayRate,
+          );
         }
         stillWanted();
         return queued;

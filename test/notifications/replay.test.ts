@@ -324,3 +324,72 @@ describe.each(backends)('replaying a time range on %s', (backend) => {
     expect(viaGraphQL.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
   });
 });
+
+describe.each(backends)('a replay paced on %s', (backend) => {
+  const RATE = 20;
+  let t: TestApp;
+  let receiver: Receiver;
+  let seeded: Awaited<ReturnType<typeof seedAccessory>>;
+  let token: string;
+
+  beforeAll(async () => {
+    t = await startApp(backend, {
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      WEBHOOK_ALLOW_HTTP: 'true',
+      WEBHOOK_REPLAY_RATE: String(RATE),
+    });
+    seeded = await seedAccessory(t, 'paced-user');
+    token = await t.token(['notifications'], 'paced-user');
+    receiver = await startReceiver(authKey);
+    await register(t, token, { url: receiver.url, authKey, eventTypes: ['activity_created'] });
+  });
+  afterAll(async () => {
+    await receiver.close();
+    await t.close();
+  });
+
+  const activity = () =>
+    ok(t, seeded.ingest, CreateActivity, { accessoryId: seeded.accessoryId, input: {} });
+
+  it('sends WEBHOOK_REPLAY_RATE a second, two replays one after the other, new notifications first', async () => {
+    const from = new Date(Date.now() - 1000).toISOString();
+    const earlier: string[] = [];
+    for (let i = 0; i < 20; i++) earlier.push((await activity()).createActivity.activityId);
+    const middle = new Date().toISOString();
+    const later: string[] = [];
+    for (let i = 0; i < 20; i++) later.push((await activity()).createActivity.activityId);
+    await receiver.waitFor(() => receiver.receipts.length === 40, 'the originals');
+    const to = new Date(Date.now() + 1000).toISOString();
+    const first = receiver.receipts.length;
+
+    // Two ranges back to back: the second's notifications fall due after the first's.
+    const began = Date.now();
+    for (const range of [
+      { from, to: middle },
+      { from: middle, to },
+    ]) {
+      const res = await rest(t.url, token, 'POST', REPLAY, range);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.queued).toBe(20);
+    }
+    // A new activity meanwhile is not held behind them.
+    const created = await activity();
+    const fresh = created.createActivity.activityId;
+    await receiver.waitFor(
+      () => receiver.receipts.some((r) => r.body.eventData?.activityId === fresh),
+      'the new notification',
+    );
+    const freshAfter = Date.now() - began;
+    await receiver.waitFor(() => receiver.receipts.length === 81, 'the replays', 30_000);
+    const replays = receiver.receipts
+      .slice(first)
+      .filter((r) => r.body.eventData?.activityId !== fresh);
+    // Each once, spread over 40 / RATE seconds (ticks of 100 ms, whose notifications go at
+    // once): the second range's fell due after the first's.
+    const activityOf = (r: (typeof replays)[number]) => String(r.body.eventData.activityId);
+    expect(replays.map(activityOf).sort()).toEqual([...earlier, ...later].sort());
+    const spread = replays.at(-1)!.at - replays[0]!.at;
+    expect(spread).toBeGreaterThanOrEqual((40 / RATE) * 1000 - 300);
+    expect(freshAfter).toBeLessThan(spread);
+  }, 60_000);
+});

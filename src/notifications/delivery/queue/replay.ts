@@ -61,14 +61,20 @@ export async function rangeOriginals(
   return rows;
 }
 
+/** How finely a replay's notifications are spread: those of a tick fall due together. */
+const REPLAY_TICK_MS = 100;
+
 /**
  * Queues again those of `ids` (the caller's originals of the range) whose event's latest delivery
  * (its latest replay, else itself) is not pending, and with `onlyFailed` only those whose latest
  * delivery did not get through. Each is a new delivery of the same event (so the same
  * webhook-id) that points at the one it replays, to the registration as it is now (url, keys,
  * userData), carrying `traceparent`, inserted in the originals' order. Each original is found by
- * its id, each latest replay by (replay_of, id). Resolves with how many were queued; none
- * without a registration.
+ * its id, each latest replay by (replay_of, id). They fall due `ratePerSecond` a second (by ticks
+ * of REPLAY_TICK_MS), from the registration's `next_replay_at` (or now), which moves past them:
+ * a tenant's replays take their turn after each other and leave the dispatcher, the database and
+ * the receiver's host to everyone else meanwhile, and new notifications go before them. Resolves
+ * with how many were queued; none without a registration.
  */
 export async function replayOriginals(
   q: Queryable,
@@ -76,27 +82,51 @@ export async function replayOriginals(
   onlyFailed: boolean,
   ids: readonly string[],
   traceparent: string | null,
+  ratePerSecond: number,
 ): Promise<number> {
-  const { rowCount } = await q.query(
-    `INSERT INTO deliveries (kind, event_id, account_id, client_id, event_type, event_data,
-                             user_data, url, origin, auth_key, previous_auth_key,
-                             previous_key_until, signing_key, previous_signing_key, traceparent,
-                             replay_of, destination)
-     SELECT 'event', o.event_id, o.account_id, o.client_id, o.event_type, o.event_data,
-            r.user_data, r.url, r.origin, r.auth_key, r.previous_auth_key, r.previous_key_until,
-            r.signing_key, r.previous_signing_key, $5, o.id, r.destination
-       FROM deliveries o
-       JOIN notification_registrations r
-         ON r.account_id = o.account_id AND r.client_id = o.client_id
-      CROSS JOIN LATERAL (
-            SELECT coalesce((SELECT l.state FROM deliveries l
-                              WHERE l.replay_of = o.id ORDER BY l.id DESC LIMIT 1),
-                            o.state) AS state) latest
-      WHERE o.account_id = $1 AND o.client_id = $2 AND o.id = ANY ($4::bigint[])
-        AND latest.state <> 'pending'
-        AND (NOT $3::boolean OR latest.state IN ('discarded', 'gone', 'dropped'))
-      ORDER BY o.id`,
-    [caller.accountId, caller.clientId, onlyFailed, ids, traceparent],
+  const { rows } = await q.query<{ queued: number }>(
+    `WITH pace AS (
+       SELECT greatest(now(), coalesce(next_replay_at, now())) AS start
+         FROM notification_registrations WHERE account_id = $1 AND client_id = $2
+     ), queued AS (
+       INSERT INTO deliveries (kind, event_id, account_id, client_id, event_type, event_data,
+                               user_data, url, origin, auth_key, previous_auth_key,
+                               previous_key_until, signing_key, previous_signing_key, traceparent,
+                               replay_of, destination, next_attempt_at)
+       SELECT 'event', o.event_id, o.account_id, o.client_id, o.event_type, o.event_data,
+              r.user_data, r.url, r.origin, r.auth_key, r.previous_auth_key, r.previous_key_until,
+              r.signing_key, r.previous_signing_key, $5, o.id, r.destination,
+              pace.start + ((row_number() OVER (ORDER BY o.id) - 1) * 1000 / $6 / $7 * $7)
+                           * interval '1 millisecond'
+         FROM deliveries o
+         JOIN notification_registrations r
+           ON r.account_id = o.account_id AND r.client_id = o.client_id
+        CROSS JOIN pace
+        CROSS JOIN LATERAL (
+              SELECT coalesce((SELECT l.state FROM deliveries l
+                                WHERE l.replay_of = o.id ORDER BY l.id DESC LIMIT 1),
+                              o.state) AS state) latest
+        WHERE o.account_id = $1 AND o.client_id = $2 AND o.id = ANY ($4::bigint[])
+          AND latest.state <> 'pending'
+          AND (NOT $3::boolean OR latest.state IN ('discarded', 'gone', 'dropped'))
+        ORDER BY o.id
+        RETURNING 1
+     ), paced AS (
+       UPDATE notification_registrations
+          SET next_replay_at = (SELECT start FROM pace)
+                               + (SELECT count(*) FROM queued) * 1000 / $6 * interval '1 millisecond'
+        WHERE account_id = $1 AND client_id = $2 AND EXISTS (SELECT 1 FROM queued)
+     )
+     SELECT count(*)::int AS queued FROM queued`,
+    [
+      caller.accountId,
+      caller.clientId,
+      onlyFailed,
+      ids,
+      traceparent,
+      ratePerSecond,
+      REPLAY_TICK_MS,
+    ],
   );
-  return rowCount ?? 0;
+  return rows[0]!.queued;
 }

@@ -26,7 +26,7 @@ import {
   rangeOriginals,
   REPLAY_STEP,
   replayOriginals,
-  type RangeKey,
+  type RangeOriginal,
 } from './delivery/queue/replay.ts';
 import { retargetPending } from './delivery/queue/retarget.ts';
 import { secretContext, type SecretBox } from './secrets.ts';
@@ -392,9 +392,9 @@ export class NotificationService {
    * pending, or with `onlyFailed` those whose last delivery did not get through. A range holding
    * more than WEBHOOK_REPLAY_MAX notifications (in any state): a 400 naming the bound, answered
    * after reading one more than it. One replay of a registration at a time, on every instance: a
-   * second is a 409. 404 without a registration. It runs in steps of REPLAY_STEP in one
-   * transaction; once `signal` aborts (the caller went away) it stops at the next step and
-   * queues nothing.
+   * second is a 409. 404 without a registration. It runs in steps of REPLAY_STEP: the range's
+   * pages each on its own, then what they found to queue in one transaction; once `signal`
+   * aborts (the caller went away) it stops at the next step and queues nothing.
    */
   async replay(caller: Caller, input: ReplayInput, signal?: AbortSignal): Promise<ReplayView> {
     const range = checkReplay(input);
@@ -405,10 +405,32 @@ export class NotificationService {
     this.#replaying.add(key);
     try {
       const traceparent = currentTraceparent();
+      const stillWanted = () => {
+        if (signal?.aborted) throw conflict('the replay was cancelled: its request went away');
+      };
+      // The originals, a page at a time, refused as soon as there are more than the maximum.
+      // Each page is a statement of its own: on the embedded database, other requests take
+      // their turns between them.
+      const max = this.webhook.replayMax;
+      let count = 0;
+      const wanted: bigint[] = [];
+      let page: RangeOriginal[] = [];
+      do {
+        stillWanted();
+        page = await rangeOriginals(this.db.pool, caller, range, page.at(-1) ?? null, REPLAY_STEP);
+        count += page.length;
+        if (count > max) {
+          throw invalidArgument(
+            'from',
+            `the range ${range.from.toISOString()}..${range.to.toISOString()} holds more than ${max} notifications, more than one replay takes: split it`,
+            { max },
+          );
+        }
+        for (const o of page) if (o.replayable) wanted.push(BigInt(o.id));
+      } while (page.length === REPLAY_STEP);
+      // Queued again in the order they were first queued, in one transaction: all or nothing.
+      const originals = wanted.sort((a, b) => (a < b ? -1 : 1)).map(String);
       const queued = await inTransaction(this.db.pool, async (client) => {
-        const stillWanted = () => {
-          if (signal?.aborted) throw conflict('the replay was cancelled: its request went away');
-        };
         stillWanted();
         if (!(await lockReplay(client, caller))) throw replayRunning();
         const { rowCount } = await client.query(
@@ -417,24 +439,6 @@ export class NotificationService {
           [caller.accountId, caller.clientId],
         );
         if (!rowCount) throw notFound('registration');
-        // The originals, a page at a time, refused as soon as there are more than the maximum.
-        const max = this.webhook.replayMax;
-        const ids: bigint[] = [];
-        let page: RangeKey[] = [];
-        do {
-          stillWanted();
-          page = await rangeOriginals(client, caller, range, page.at(-1) ?? null, REPLAY_STEP);
-          ids.push(...page.map((o) => BigInt(o.id)));
-          if (ids.length > max) {
-            throw invalidArgument(
-              'from',
-              `the range ${range.from.toISOString()}..${range.to.toISOString()} holds more than ${max} notifications, more than one replay takes: split it`,
-              { max },
-            );
-          }
-        } while (page.length === REPLAY_STEP);
-        // Queued again in the order they were first queued.
-        const originals = ids.sort((a, b) => (a < b ? -1 : 1)).map(String);
         let queued = 0;
         for (let i = 0; i < originals.length; i += REPLAY_STEP) {
           stillWanted();

@@ -393,3 +393,67 @@ describe.each(backends)('a replay paced on %s', (backend) => {
     expect(freshAfter).toBeLessThan(spread);
   }, 60_000);
 });
+
+// The embedded database has one connection: a replay must not hold it while it reads its range.
+describe('a replay of a long range on the embedded database', () => {
+  let t: TestApp;
+  let receiver: Receiver;
+
+  beforeAll(async () => {
+    t = await startApp('embedded', {
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      WEBHOOK_ALLOW_HTTP: 'true',
+    });
+    receiver = await startReceiver(authKey);
+  });
+  afterAll(async () => {
+    await receiver.close();
+    await t.close();
+  });
+
+  it("lets another tenant's requests take their turns while it reads", async () => {
+    const mallory = await seedAccessory(t, 'replay-long');
+    const token = await t.token(['notifications'], 'replay-long');
+    await register(t, token, { url: receiver.url, authKey, eventTypes: ['activity_created'] });
+    await seedAccessory(t, 'replay-bystander', 'camera-2');
+    const bobs = await t.token(['activities_basic'], 'replay-bystander');
+    // 6,000 originals of an hour ago, each replayed since and pending: none left to queue.
+    const start = new Date(Date.now() - 3600_000);
+    await t.app.services.db.pool.query(
+      `INSERT INTO deliveries (kind, event_id, account_id, client_id, event_type, event_data,
+                               url, origin, auth_key, state, created_at)
+       SELECT 'event', 2000000 + g, $1, 'client-1', 'activity_created', '{}',
+              r.url, r.origin, r.auth_key, 'delivered', $2::timestamptz + g * interval '10 milliseconds'
+         FROM generate_series(1, 6000) g, notification_registrations r
+        WHERE r.account_id = $1`,
+      [mallory.accountId, start],
+    );
+    await t.app.services.db.pool.query(
+      `INSERT INTO deliveries (kind, event_id, account_id, client_id, event_type, event_data,
+                               url, origin, auth_key, state, created_at, replay_of,
+                               next_attempt_at)
+       SELECT kind, event_id, account_id, client_id, event_type, event_data, url, origin,
+              auth_key, 'pending', now(), id, now() + interval '1 day'
+         FROM deliveries WHERE account_id = $1 AND created_at < $2::timestamptz + interval '1 hour'`,
+      [mallory.accountId, start],
+    );
+    const range = {
+      from: start.toISOString(),
+      to: new Date(start.getTime() + 3600_000).toISOString(),
+    };
+    let replayed = 0;
+    const replay = rest(t.url, token, 'POST', REPLAY, range).then((res) => {
+      replayed = performance.now();
+      return res;
+    });
+    await sleep(50);
+    const page = await rest(t.url, bobs, 'POST', '/api/activities', { limit: 20 });
+    const paged = performance.now();
+    const res = await replay;
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.queued).toBe(0);
+    expect(page.status, JSON.stringify(page.body)).toBe(200);
+    // Bob's page was answered while the replay was still reading.
+    expect(paged).toBeLessThan(replayed);
+  }, 60_000);
+});

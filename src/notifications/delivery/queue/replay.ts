@@ -24,6 +24,22 @@ export async function lockReplay(q: Queryable, caller: Caller): Promise<boolean>
   return rows[0]!.locked;
 }
 
+/**
+ * The state of an original's event now: of its latest replay (found by (replay_of, id)), else its
+ * own; `o` is the original.
+ */
+const LATEST_STATE = `CROSS JOIN LATERAL (
+  SELECT coalesce((SELECT l.state FROM deliveries l
+                    WHERE l.replay_of = o.id ORDER BY l.id DESC LIMIT 1),
+                  o.state) AS state) latest`;
+
+/**
+ * Whether the original's event is replayed: its latest delivery is not pending, and with
+ * `onlyFailed` (the parameter named) did not get through.
+ */
+const REPLAYABLE = (onlyFailed: string) => `latest.state <> 'pending'
+  AND (NOT ${onlyFailed}::boolean OR latest.state IN ('discarded', 'gone', 'dropped'))`;
+
 /** Where a page of a range's originals starts: after this original. */
 export interface RangeKey {
   /** As PostgreSQL writes it, read back exactly. */
@@ -31,10 +47,16 @@ export interface RangeKey {
   id: string;
 }
 
+/** An original of a range, and whether a replay queues it again now. */
+export interface RangeOriginal extends RangeKey {
+  replayable: boolean;
+}
+
 /**
  * The caller's original event deliveries created in [from, to), in whatever state, after `after`
  * in (created_at, id) order: at most `limit`, read by (account_id, client_id, created_at, id),
- * so that a page reads only its own rows. `after` null: from the range's start.
+ * so that a page reads only its own rows; each says whether a replay (with `onlyFailed`) queues
+ * it again now. `after` null: from the range's start.
  */
 export async function rangeOriginals(
   q: Queryable,
@@ -42,13 +64,14 @@ export async function rangeOriginals(
   range: ReplayRange,
   after: RangeKey | null,
   limit: number,
-): Promise<RangeKey[]> {
-  const { rows } = await q.query<RangeKey>(
-    `SELECT d.created_at::text AS "createdAt", d.id::text AS id FROM deliveries d
-      WHERE d.account_id = $1 AND d.client_id = $2
-        AND (d.created_at, d.id) > ($3::timestamptz, $4::bigint) AND d.created_at < $5
-        AND d.kind = 'event' AND d.replay_of IS NULL
-      ORDER BY d.created_at, d.id LIMIT $6`,
+): Promise<RangeOriginal[]> {
+  const { rows } = await q.query<RangeOriginal>(
+    `SELECT o.created_at::text AS "createdAt", o.id::text AS id, ${REPLAYABLE('$7')} AS replayable
+       FROM deliveries o ${LATEST_STATE}
+      WHERE o.account_id = $1 AND o.client_id = $2
+        AND (o.created_at, o.id) > ($3::timestamptz, $4::bigint) AND o.created_at < $5
+        AND o.kind = 'event' AND o.replay_of IS NULL
+      ORDER BY o.created_at, o.id LIMIT $6`,
     [
       caller.accountId,
       caller.clientId,
@@ -56,6 +79,7 @@ export async function rangeOriginals(
       after?.id ?? 0,
       range.to,
       limit,
+      range.onlyFailed,
     ],
   );
   return rows;
@@ -65,16 +89,15 @@ export async function rangeOriginals(
 const REPLAY_TICK_MS = 100;
 
 /**
- * Queues again those of `ids` (the caller's originals of the range) whose event's latest delivery
- * (its latest replay, else itself) is not pending, and with `onlyFailed` only those whose latest
- * delivery did not get through. Each is a new delivery of the same event (so the same
- * webhook-id) that points at the one it replays, to the registration as it is now (url, keys,
- * userData), carrying `traceparent`, inserted in the originals' order. Each original is found by
- * its id, each latest replay by (replay_of, id). They fall due `ratePerSecond` a second (by ticks
- * of REPLAY_TICK_MS), from the registration's `next_replay_at` (or now), which moves past them:
- * a tenant's replays take their turn after each other and leave the dispatcher, the database and
- * the receiver's host to everyone else meanwhile, and new notifications go before them. Resolves
- * with how many were queued; none without a registration.
+ * Queues again those of `ids` (the caller's originals of the range) that are still replayable
+ * (rangeOriginals said so, but another replay may have queued them since). Each is a new
+ * delivery of the same event (so the same webhook-id) that points at the one it replays, to the
+ * registration as it is now (url, keys, userData), carrying `traceparent`, inserted in the
+ * originals' order. They fall due `ratePerSecond` a second (by ticks of REPLAY_TICK_MS), from the
+ * registration's `next_replay_at` (or now), which moves past them: a tenant's replays take their
+ * turn after each other and leave the dispatcher, the database and the receiver's host to
+ * everyone else meanwhile, and new notifications go before them. Resolves with how many were
+ * queued; none without a registration.
  */
 export async function replayOriginals(
   q: Queryable,
@@ -101,14 +124,9 @@ export async function replayOriginals(
          FROM deliveries o
          JOIN notification_registrations r
            ON r.account_id = o.account_id AND r.client_id = o.client_id
-        CROSS JOIN pace
-        CROSS JOIN LATERAL (
-              SELECT coalesce((SELECT l.state FROM deliveries l
-                                WHERE l.replay_of = o.id ORDER BY l.id DESC LIMIT 1),
-                              o.state) AS state) latest
+        CROSS JOIN pace ${LATEST_STATE}
         WHERE o.account_id = $1 AND o.client_id = $2 AND o.id = ANY ($4::bigint[])
-          AND latest.state <> 'pending'
-          AND (NOT $3::boolean OR latest.state IN ('discarded', 'gone', 'dropped'))
+          AND ${REPLAYABLE('$3')}
         ORDER BY o.id
         RETURNING 1
      ), paced AS (

@@ -29,10 +29,12 @@
 // for (and said so) before the next phase.
 //
 //   npm run bench:neighbours [-- --activities 200000 --cameras 10 --deliveries 20000 --seconds 10
-//     --connections 4 --only <attack> --load-nice 19 --service-heap <MB>]
+//     --connections 4 --only <attack> --load-nice 19 --service-heap <MB> --cpu-prof <dir>]
 //   BENCH_DATABASE_URL: run on that PostgreSQL server (its database clipgate_bench_neighbours,
 //   made afresh) instead of the embedded database. `--service-heap` starts the service with
-//   that --max-old-space-size. A quick run: --activities 5000 --deliveries 2000 --seconds 3.
+//   that --max-old-space-size; `--cpu-prof` writes the service's CPU profile (set-up included)
+//   into that directory when it stops. A quick run: --activities 5000 --deliveries 2000
+//   --seconds 3.
 import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import { createServer } from 'node:http';
@@ -72,6 +74,7 @@ const { values } = parseArgs({
     only: { type: 'string' },
     'load-nice': { type: 'string', default: '19' },
     'service-heap': { type: 'string' },
+    'cpu-prof': { type: 'string' },
   },
 });
 if (values.only !== undefined && !ATTACKS.includes(values.only as AttackName)) {
@@ -146,7 +149,10 @@ const launch = () =>
       WEBHOOK_ALLOW_HTTP: 'true',
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     },
-    values['service-heap'] ? [`--max-old-space-size=${values['service-heap']}`] : [],
+    [
+      ...(values['service-heap'] ? [`--max-old-space-size=${values['service-heap']}`] : []),
+      ...(values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] : []),
+    ],
   );
 let service = await launch();
 const alive = () => service.child.exitCode === null && service.child.signalCode === null;

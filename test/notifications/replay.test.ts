@@ -400,7 +400,7 @@ describe('a replay of a long range on the embedded database', () => {
   let receiver: Receiver;
 
   beforeAll(async () => {
-    t = await startApp('embedded', {
+    t = await startApp('pglite', {
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       WEBHOOK_ALLOW_HTTP: 'true',
     });

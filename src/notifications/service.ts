@@ -15,6 +15,7 @@ import {
   MOTION_EVENT_TYPES,
   type RegistrationInput,
   type ReplayInput,
+  type ReplayRange,
   type RotationInput,
 } from './registration.ts';
 import type { DeliveryState } from './delivery/policy.ts';
@@ -22,7 +23,8 @@ import { dropPending } from './delivery/queue/drop-pending.ts';
 import { enqueueTest } from './delivery/queue/enqueue-test.ts';
 import { requeueFinished } from './delivery/queue/redeliver.ts';
 import {
-  lockReplay,
+  endReplay,
+  takeReplayTurn,
   rangeOriginals,
   REPLAY_STEP,
   replayOriginals,
@@ -392,74 +394,80 @@ export class NotificationService {
    * pending, or with `onlyFailed` those whose last delivery did not get through. A range holding
    * more than WEBHOOK_REPLAY_MAX notifications (in any state): a 400 naming the bound, answered
    * after reading one more than it. One replay of a registration at a time, on every instance: a
-   * second is a 409. 404 without a registration. It runs in steps of REPLAY_STEP: the range's
-   * pages each on its own, then what they found to queue in one transaction; once `signal`
-   * aborts (the caller went away) it stops at the next step and queues nothing.
+   * second is a 409. 404 without a registration. It runs in steps of REPLAY_STEP, each a statement
+   * of its own, no transaction held: the range's pages, then what they found to queue. Once
+   * `signal` aborts (the caller went away) it stops at the next step: what it had not queued yet
+   * is not queued.
    */
   async replay(caller: Caller, input: ReplayInput, signal?: AbortSignal): Promise<ReplayView> {
     const range = checkReplay(input);
-    // The embedded database runs one transaction at a time: a second replay would wait for the
-    // first and then run, so this instance refuses it at once, as the lock does across instances.
+    // A second replay of the registration on this instance is refused without a statement;
+    // across instances, by the registration's turn.
     const key = `${caller.accountId} ${caller.clientId}`;
     if (this.#replaying.has(key)) throw replayRunning();
     this.#replaying.add(key);
     try {
-      const traceparent = currentTraceparent();
       const stillWanted = () => {
         if (signal?.aborted) throw conflict('the replay was cancelled: its request went away');
       };
-      // The originals, a page at a time, refused as soon as there are more than the maximum.
-      // Each page is a statement of its own: on the embedded database, other requests take
-      // their turns between them.
-      const max = this.webhook.replayMax;
-      let count = 0;
-      const wanted: bigint[] = [];
-      let page: RangeOriginal[] = [];
-      do {
-        stillWanted();
-        page = await rangeOriginals(this.db.pool, caller, range, page.at(-1) ?? null, REPLAY_STEP);
-        count += page.length;
-        if (count > max) {
-          throw invalidArgument(
-            'from',
-            `the range ${range.from.toISOString()}..${range.to.toISOString()} holds more than ${max} notifications, more than one replay takes: split it`,
-            { max },
-          );
-        }
-        for (const o of page) if (o.replayable) wanted.push(BigInt(o.id));
-      } while (page.length === REPLAY_STEP);
-      // Queued again in the order they were first queued, in one transaction: all or nothing.
-      const originals = wanted.sort((a, b) => (a < b ? -1 : 1)).map(String);
-      const queued = await inTransaction(this.db.pool, async (client) => {
-        stillWanted();
-        if (!(await lockReplay(client, caller))) throw replayRunning();
-        const { rowCount } = await client.query(
-          `SELECT 1 FROM notification_registrations WHERE account_id = $1 AND client_id = $2
-              FOR SHARE`,
-          [caller.accountId, caller.clientId],
-        );
-        if (!rowCount) throw notFound('registration');
-        let queued = 0;
+      stillWanted();
+      const turn = await takeReplayTurn(this.db.pool, caller);
+      if (turn === 'unregistered') throw notFound('registration');
+      if (turn === 'running') throw replayRunning();
+      let queued = 0;
+      try {
+        const originals = await this.#replayable(caller, range, stillWanted);
+        // Queued again in the order they were first queued, a step at a time.
+        const traceparent = currentTraceparent();
         for (let i = 0; i < originals.length; i += REPLAY_STEP) {
           stillWanted();
-          const step = originals.slice(i, i + REPLAY_STEP);
           queued += await replayOriginals(
-            client,
+            this.db.pool,
             caller,
             range.onlyFailed,
-            step,
+            originals.slice(i, i + REPLAY_STEP),
             traceparent,
             this.webhook.replayRate,
           );
         }
-        stillWanted();
-        return queued;
-      });
-      if (queued > 0) this.#wake();
+      } finally {
+        if (queued > 0) this.#wake();
+        await endReplay(this.db.pool, caller);
+      }
       return { queued, ...range };
     } finally {
       this.#replaying.delete(key);
     }
+  }
+
+  /**
+   * The originals of the caller's range that a replay queues again now, in the order they were
+   * first queued: read a page at a time, refused as soon as the range holds more than
+   * WEBHOOK_REPLAY_MAX (in any state).
+   */
+  async #replayable(
+    caller: Caller,
+    range: ReplayRange,
+    stillWanted: () => void,
+  ): Promise<string[]> {
+    const max = this.webhook.replayMax;
+    let count = 0;
+    const wanted: bigint[] = [];
+    let page: RangeOriginal[] = [];
+    do {
+      stillWanted();
+      page = await rangeOriginals(this.db.pool, caller, range, page.at(-1) ?? null, REPLAY_STEP);
+      count += page.length;
+      if (count > max) {
+        throw invalidArgument(
+          'from',
+          `the range ${range.from.toISOString()}..${range.to.toISOString()} holds more than ${max} notifications, more than one replay takes: split it`,
+          { max },
+        );
+      }
+      for (const o of page) if (o.replayable) wanted.push(BigInt(o.id));
+    } while (page.length === REPLAY_STEP);
+    return wanted.sort((a, b) => (a < b ? -1 : 1)).map(String);
   }
 
   /** Queues a `test_notification` to the caller's registration, sent like any other. */

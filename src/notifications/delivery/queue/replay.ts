@@ -3,25 +3,56 @@ import type { ReplayRange } from '../../registration.ts';
 import type { Caller } from '../../views.ts';
 
 /**
- * How many originals one statement of a replay queues again: on the embedded database each
- * statement runs on the event loop, so a replay is a series of short ones; between them the
- * service serves other requests and notices that the replay's caller went away.
+ * How many originals one statement of a replay reads or queues again: a replay is a series of
+ * short statements, none in a transaction, so that on the embedded database (one connection, run
+ * on the event loop) other requests take their turns between them, and the replay notices that
+ * its caller went away.
  */
 export const REPLAY_STEP = 100;
 
-/** The first key of the advisory lock that lets one replay of a registration run at a time. */
+/** The first key of the advisory lock that makes a second replay of a registration wait for none. */
 const REPLAY_LOCK = 0x72706c79; // "rply"
 
+/** How long a replay holds its registration's turn at most (an instance that died mid-replay). */
+const REPLAY_LEASE_MS = 120_000;
+
+/** Whether the caller's replay may run: it may, another one is running, or no registration. */
+export type ReplayTurn = 'taken' | 'running' | 'unregistered';
+
 /**
- * Takes the lock of the caller's replays for the rest of the transaction, on every instance;
- * false when another transaction holds it. Two registrations whose key hashes alike share it.
+ * Takes the caller's turn to replay, on every instance: the registration's `replaying_until`,
+ * for REPLAY_LEASE_MS or until `endReplay`. One statement, so that no transaction is held while
+ * the replay runs; its advisory lock answers a second replay that comes meanwhile at once
+ * (`running`) rather than after the first's statement. Two registrations whose key hashes alike
+ * share that lock for the statement's length.
  */
-export async function lockReplay(q: Queryable, caller: Caller): Promise<boolean> {
-  const { rows } = await q.query<{ locked: boolean }>(
-    `SELECT pg_try_advisory_xact_lock($1, hashtext($2 || ' ' || $3)) AS locked`,
-    [REPLAY_LOCK, caller.accountId, caller.clientId],
+export async function takeReplayTurn(q: Queryable, caller: Caller): Promise<ReplayTurn> {
+  const { rows } = await q.query<{ locked: boolean; taken: boolean; registered: boolean }>(
+    `WITH lock AS (
+       SELECT pg_try_advisory_xact_lock($1, hashtext($2::text || ' ' || $3)) AS locked
+     ), taken AS (
+       UPDATE notification_registrations
+          SET replaying_until = now() + $4::int * interval '1 millisecond'
+        WHERE account_id = $2::text::uuid AND client_id = $3 AND (SELECT locked FROM lock)
+          AND (replaying_until IS NULL OR replaying_until <= now())
+       RETURNING 1
+     )
+     SELECT (SELECT locked FROM lock) AS locked, EXISTS (SELECT 1 FROM taken) AS taken,
+            EXISTS (SELECT 1 FROM notification_registrations
+                     WHERE account_id = $2::text::uuid AND client_id = $3) AS registered`,
+    [REPLAY_LOCK, caller.accountId, caller.clientId, REPLAY_LEASE_MS],
   );
-  return rows[0]!.locked;
+  const { taken, registered } = rows[0]!;
+  return taken ? 'taken' : registered ? 'running' : 'unregistered';
+}
+
+/** Gives the caller's turn to replay back. */
+export async function endReplay(q: Queryable, caller: Caller): Promise<void> {
+  await q.query(
+    `UPDATE notification_registrations SET replaying_until = NULL
+      WHERE account_id = $1 AND client_id = $2`,
+    [caller.accountId, caller.clientId],
+  );
 }
 
 /**

@@ -9,9 +9,12 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect as connectNats, type NatsConnection } from '@nats-io/transport-node';
 import { connect as connectAmqp, type ChannelModel } from 'amqplib';
 import { randomUUID } from 'node:crypto';
-import { consumeNotifications as consumeAmqp } from '../../../examples/amqp-consumer.ts';
+import { bindQueue, consumeNotifications as consumeAmqp } from '../../../examples/amqp-consumer.ts';
 import { mqttSubscriber } from '../../../examples/mqtt-subscriber.ts';
-import { consumeNotifications as consumeNats } from '../../../examples/nats-consumer.ts';
+import {
+  consumeNotifications as consumeNats,
+  createStream,
+} from '../../../examples/nats-consumer.ts';
 import { graphql } from '../../generated/index.ts';
 
 export type BrokerKind = 'mqtt' | 'amqp' | 'nats';
@@ -179,10 +182,9 @@ const amqp: KindHarness = {
     };
     // Durable, for persistent messages to outlive a broker restart; gone after 10 minutes
     // without a consumer, should the test not get to delete it.
-    await admin(async (channel) => {
-      await channel.assertQueue(queue, { durable: true, arguments: { 'x-expires': 600_000 } });
-      await channel.bindQueue(queue, 'amq.topic', `${root}.#`);
-    });
+    await admin((channel) =>
+      bindQueue(channel, queue, 'amq.topic', `${root}.#`, { arguments: { 'x-expires': 600_000 } }),
+    );
     let consumer: ChannelModel | undefined;
     const inbox: Inbox = {
       async consume(onTaken) {
@@ -221,10 +223,7 @@ const nats: KindHarness = {
       }
     };
     // A stream on file (the default storage), with a durable consumer: both outlive a restart.
-    await admin(async (jsm) => {
-      await jsm.streams.add({ name: stream, subjects: [`${root}.>`] });
-      await jsm.consumers.add(stream, { durable_name: 'inbox', ack_policy: 'explicit' });
-    });
+    await admin((jsm) => createStream(jsm, stream, `${root}.>`, 'inbox'));
     let consumer: { connection: NatsConnection; consuming: Promise<void> } | undefined;
     const inbox: Inbox = {
       async consume(onTaken) {

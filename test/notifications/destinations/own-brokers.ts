@@ -1,11 +1,11 @@
 /**
  * Brokers of a test's own, on loopback ports of their own, each keeping what it holds in a
  * temporary directory: a test may stop and start one while the machine-wide brokers (which
- * other files use at the same time) go on. Mosquitto (MOSQUITTO_PATH, else the PATH's), NATS with
- * JetStream (NATS_SERVER_PATH, else the PATH's or /usr/sbin's) and a RabbitMQ node of its own
- * (RABBITMQ_SERVER_PATH, else the PATH's or /usr/sbin's, whose rabbitmqctl is beside it).
+ * other files use at the same time) go on: Mosquitto, NATS with JetStream, and a RabbitMQ node of
+ * its own. Each program is the one MOSQUITTO_PATH, NATS_SERVER_PATH or RABBITMQ_SERVER_PATH
+ * names, else the PATH's, else /usr/sbin's.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { closeSync, existsSync, openSync, readFileSync, realpathSync } from 'node:fs';
 import fs from 'node:fs/promises';
@@ -44,12 +44,13 @@ function program(variable: string, name: string): string | undefined {
  * port (a TCP self-connect, which would hold the port the broker is about to listen on).
  */
 export async function servicePort(): Promise<number> {
-  let low = 32768;
+  let low = NaN;
   try {
     low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').split(/\s+/)[0]);
   } catch {
-    // not Linux: the usual default
+    // not Linux
   }
+  if (!(low > 13000)) low = 32768; // the usual start of the range
   for (let tries = 0; ; tries++) {
     const port = 12000 + Math.floor(Math.random() * (low - 12000));
     const free = await new Promise<boolean>((resolve) => {
@@ -77,31 +78,27 @@ async function ready(child: ChildProcess, port: number, what: string, log?: stri
   throw new Error(`${what} exited before it listened on ${port}${tail ? `:\n${tail}` : ''}`);
 }
 
-/** The server program (MOSQUITTO_PATH, else the PATH's); undefined: none on this machine. */
-export const mosquittoPath = (() => {
-  const named = process.env.MOSQUITTO_PATH ?? 'mosquitto';
-  return spawnSync(named, ['-h']).error === undefined ? named : undefined;
-})();
+/** The programs; undefined: none on this machine. */
+export const mosquittoPath = program('MOSQUITTO_PATH', 'mosquitto');
 export const natsServerPath = program('NATS_SERVER_PATH', 'nats-server');
 /**
- * RabbitMQ's scripts. Debian's /usr/sbin/rabbitmq-server links to a wrapper that switches to the
- * rabbitmq user; the scripts it runs, beside it, are run here as they are, with the node's files
- * in the test's directory.
+ * Debian's /usr/sbin/rabbitmq-server links to a wrapper that switches to the rabbitmq user and
+ * runs the script of the same name beside it: that script is run here as it is, with the node's
+ * files in the test's directory.
  */
-const rabbitmq = (() => {
+export const rabbitmqServerPath = (() => {
   const found = program('RABBITMQ_SERVER_PATH', 'rabbitmq-server');
   if (found === undefined) return undefined;
   const real = realpathSync(found);
-  const dir = path.dirname(real);
-  const server =
-    path.basename(real) === 'rabbitmq-script-wrapper' ? path.join(dir, 'rabbitmq-server') : real;
-  return { server };
+  return path.basename(real) === 'rabbitmq-script-wrapper'
+    ? path.join(path.dirname(real), 'rabbitmq-server')
+    : real;
 })();
-export const rabbitmqServerPath = rabbitmq?.server;
 
 /** A Mosquitto of the test's own, persisting what it holds (a persistent session's queue). */
 export async function ownMosquitto(): Promise<OwnBroker> {
-  if (mosquittoPath === undefined) throw new Error('no mosquitto (MOSQUITTO_PATH names one)');
+  const mosquitto = mosquittoPath;
+  if (mosquitto === undefined) throw new Error('no mosquitto (MOSQUITTO_PATH names one)');
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'clipgate-mosquitto-'));
   await fs.chmod(dir, 0o777); // started as root, Mosquitto runs as its own user
   const port = await servicePort();
@@ -118,18 +115,19 @@ export async function ownMosquitto(): Promise<OwnBroker> {
     ].join('\n'),
   );
   return processBroker(`mqtt://127.0.0.1:${port}`, port, dir, 'mosquitto', () =>
-    spawn(mosquittoPath, ['-c', config], { stdio: 'ignore' }),
+    spawn(mosquitto, ['-c', config], { stdio: 'ignore' }),
   );
 }
 
 /** A NATS server of the test's own with JetStream, its streams stored in its directory. */
 export async function ownNats(): Promise<OwnBroker> {
-  if (natsServerPath === undefined) throw new Error('no nats-server (NATS_SERVER_PATH names one)');
+  const natsServer = natsServerPath;
+  if (natsServer === undefined) throw new Error('no nats-server (NATS_SERVER_PATH names one)');
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'clipgate-nats-'));
   const port = await servicePort();
   const args = ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir];
   return processBroker(`nats://127.0.0.1:${port}`, port, dir, 'nats-server', () =>
-    spawn(natsServerPath, args, { stdio: 'ignore' }),
+    spawn(natsServer, args, { stdio: 'ignore' }),
   );
 }
 
@@ -175,9 +173,8 @@ function processBroker(
  * node's port 15672). Started with `rabbitmq-server` in the foreground, stopped by SIGTERM.
  */
 export async function ownRabbitmq(): Promise<OwnBroker> {
-  if (rabbitmq === undefined) {
-    throw new Error('no rabbitmq-server (RABBITMQ_SERVER_PATH names one)');
-  }
+  const server = rabbitmqServerPath;
+  if (server === undefined) throw new Error('no rabbitmq-server (RABBITMQ_SERVER_PATH names one)');
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'clipgate-rabbitmq-'));
   const port = await servicePort();
   let distPort = await servicePort();
@@ -216,7 +213,7 @@ export async function ownRabbitmq(): Promise<OwnBroker> {
     () => {
       const out = openSync(log, 'a');
       try {
-        return spawn(rabbitmq.server, [], { env, cwd: dir, stdio: ['ignore', out, out] });
+        return spawn(server, [], { env, cwd: dir, stdio: ['ignore', out, out] });
       } finally {
         closeSync(out);
       }

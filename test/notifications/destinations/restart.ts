@@ -42,15 +42,18 @@ export function describeBrokerRestart(
     beforeAll(async () => {
       if (!program) throw new Error(`no ${kind} broker's program on this machine to run`);
       broker = await ownBroker();
-      await broker.start();
+      // The broker and the service start at once (a RabbitMQ node takes seconds).
+      [t] = await Promise.all([
+        startApp('pglite', {
+          WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+          WEBHOOK_ALLOW_HTTP: 'true',
+          // Attempts over 45 s: more than a broker's restart and the pool's back-off together.
+          WEBHOOK_RETRY_DELAYS_MS: '500,1000,2000,4000,8000,10000,10000,10000',
+        }),
+        broker.start(),
+      ]);
       const root = harness.root();
       inbox = await harness.inbox(broker.url, root, authKey);
-      t = await startApp('pglite', {
-        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-        WEBHOOK_ALLOW_HTTP: 'true',
-        // Attempts over 45 s: more than a broker's restart and the pool's back-off together.
-        WEBHOOK_RETRY_DELAYS_MS: '500,1000,2000,4000,8000,10000,10000,10000',
-      });
       const seeded = await seedAccessory(t, `${kind}-restart-user`, `${kind}-restart-cam`);
       const token = await t.token(['notifications'], `${kind}-restart-user`, clientId);
       const put = await rest(t.url, token, 'PUT', '/api/accounts/self/notifications', {

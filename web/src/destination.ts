@@ -139,7 +139,10 @@ export class DestinationForm {
     this.element.addEventListener('submit', async (e) => {
       e.preventDefault();
       const account = accountId();
-      if (!account) return;
+      if (!account) {
+        this.#status.textContent = 'No account for this token yet.';
+        return;
+      }
       submit.disabled = true;
       this.#status.textContent = 'Registering…';
       try {

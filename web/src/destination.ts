@@ -50,7 +50,11 @@ export function destinationLine(reg: Registration): HTMLElement {
 }
 
 /** One labelled input of the form, in a wrapper that is hidden when its kind has no such field. */
-function field(id: string, label: string, input: HTMLInputElement | HTMLSelectElement) {
+function field<T extends HTMLInputElement | HTMLSelectElement>(
+  id: string,
+  label: string,
+  input: T,
+) {
   input.id = id;
   const text = h('span', { text: label });
   return { wrapper: h('label', { class: 'field', for: id }, text, input), text, input };
@@ -116,16 +120,23 @@ export class DestinationForm {
   readonly #status = h('span', { id: 'destination-status', role: 'status', 'aria-live': 'polite' });
 
   constructor(accountId: () => string | null, registered: () => Promise<void>) {
-    const select = this.#kind.input as HTMLSelectElement;
+    const select = this.#kind.input;
     for (const kind of kinds) select.append(h('option', { value: kind, text: kind }));
     const submit = h('button', { type: 'submit', text: 'Register' });
     this.element = h(
       'form',
       { id: 'destination-form', class: 'destination-form', 'aria-labelledby': 'destination-title' },
       h('h4', { id: 'destination-title', text: 'Register a destination' }),
-      ...[this.#kind, this.#url, this.#topic, this.#exchange, this.#username, this.#password]
-        .concat([this.#authKey, this.#eventTypes])
-        .map((f) => f.wrapper),
+      ...[
+        this.#kind,
+        this.#url,
+        this.#topic,
+        this.#exchange,
+        this.#username,
+        this.#password,
+        this.#authKey,
+        this.#eventTypes,
+      ].map((f) => f.wrapper),
       h(
         'p',
         { class: 'hint' },
@@ -185,12 +196,12 @@ export class DestinationForm {
     const kind = this.#kind.input.value as DestinationKind;
     const broker = kind !== 'webhook';
     this.#topic.wrapper.hidden = !broker;
-    (this.#topic.input as HTMLInputElement).required = broker;
+    this.#topic.input.required = broker;
     this.#topic.text.textContent = topicLabel[kind];
     this.#exchange.wrapper.hidden = kind !== 'amqp';
     this.#username.wrapper.hidden = !broker;
     this.#password.wrapper.hidden = !broker;
-    (this.#url.input as HTMLInputElement).placeholder = urlHint[kind];
+    this.#url.input.placeholder = urlHint[kind];
   }
 
   /** The registration the form says, keeping the current one's other settings. */

@@ -50,6 +50,12 @@ for (const kind of ['amqp', 'nats'] as const) {
       exchange: d.exchange ?? null,
       hasCredentials: d.username !== undefined,
     });
+    /** Waits until the delivery `id` is recorded delivered (after the broker's receipt). */
+    const delivered = (id: string) =>
+      vi.waitFor(
+        async () => expect((await deliveries()).find((d) => d.id === id)?.status).toBe('delivered'),
+        { timeout: 5_000, interval: 50 },
+      );
     const createActivity = async () =>
       (
         await ok(t, seeded.ingest, CreateActivity, {
@@ -139,6 +145,9 @@ for (const kind of ['amqp', 'nats'] as const) {
         eventType: 'test_notification',
         accessoryId: null,
       });
+      // Recorded after the receipt: the next registration leaves it alone (one saved while a
+      // delivery is pending retargets it).
+      await delivered(sendTestNotification.id);
     });
 
     it('a redelivery and a replay of a range reach the example consumer; a replayed repeat is dropped', async () => {
@@ -188,12 +197,6 @@ for (const kind of ['amqp', 'nats'] as const) {
         interval: 20,
       });
       expect(takenFor(one.webhookId)[0]).toMatchObject({ activityId: first.activityId });
-      const delivered = async (id: string) =>
-        vi.waitFor(
-          async () =>
-            expect((await deliveries()).find((d) => d.id === id)?.status).toBe('delivered'),
-          { timeout: 5_000, interval: 50 },
-        );
       await delivered(one.id);
 
       // A replay of the range, of what failed only: the other one, with its webhook-id.
@@ -209,6 +212,16 @@ for (const kind of ['amqp', 'nats'] as const) {
         interval: 20,
       });
       expect(takenFor(two.webhookId)[0]).toMatchObject({ activityId: second.activityId });
+      // Recorded: a replay leaves a pending one alone.
+      await vi.waitFor(
+        async () => {
+          const replayed = (await deliveries()).filter(
+            (d) => d.webhookId === two.webhookId && d.id !== two.id,
+          );
+          expect(replayed.map((d) => d.status)).toEqual(['delivered']);
+        },
+        { timeout: 5_000, interval: 50 },
+      );
 
       // The whole range again: published with the same webhook-ids, each a repeat the consumer
       // drops (or the NATS stream does, within its duplicate window).

@@ -5,6 +5,9 @@
  * Run:   AMQP_URL=amqp://user:password@host:5672 QUEUE=<a queue bound to the destination's
  *        exchange and routing key> AUTH_KEY=<the registration's authKey, or its publicKey>
  *        npx tsx examples/amqp-consumer.ts
+ * With BINDING=<a routing key pattern, e.g. clipgate.#> the queue is declared durable and bound
+ * to EXCHANGE (amq.topic if unset) first: it keeps what is published while no consumer is there,
+ * and, the service's messages being persistent, across a broker restart.
  *
  * Each message is the notification's JSON body; its AMQP headers carry the Standard Webhooks
  * `webhook-id`, `webhook-timestamp` and `webhook-signature`, verified against the exact body
@@ -15,9 +18,24 @@
  * queue's dead-letter exchange, if it has one). Outside this repository import
  * `verifyNotification` from 'clipgate/receiver'.
  */
-import { connect, type Channel } from 'amqplib';
+import { connect, type Channel, type Options } from 'amqplib';
 import { pathToFileURL } from 'node:url';
 import { verifyNotification } from '../src/notifications/receiver.ts';
+
+/**
+ * Declares `queue` durable and binds it to `exchange` with the routing key pattern `binding`
+ * (RabbitMQ's topic exchanges take `*` for a word and `#` for any words).
+ */
+export async function bindQueue(
+  channel: Channel,
+  queue: string,
+  exchange: string,
+  binding: string,
+  options: Options.AssertQueue = {},
+): Promise<void> {
+  await channel.assertQueue(queue, { durable: true, ...options });
+  await channel.bindQueue(queue, exchange, binding);
+}
 
 /** Consumes `queue`: each verified notification, once per webhook-id, goes to `onNotification`. */
 export async function consumeNotifications(
@@ -50,10 +68,11 @@ export async function consumeNotifications(
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const { AMQP_URL, QUEUE, AUTH_KEY, TOLERANCE_SECONDS } = process.env;
+  const { AMQP_URL, QUEUE, AUTH_KEY, TOLERANCE_SECONDS, EXCHANGE, BINDING } = process.env;
   if (!AMQP_URL || !QUEUE || !AUTH_KEY) throw new Error('set AMQP_URL, QUEUE and AUTH_KEY');
   const connection = await connect(AMQP_URL);
   const channel = await connection.createChannel();
+  if (BINDING) await bindQueue(channel, QUEUE, EXCHANGE || 'amq.topic', BINDING);
   await channel.prefetch(16);
   await consumeNotifications(
     channel,

@@ -5,6 +5,9 @@
  * Run:   NATS_URL=nats://host:4222 STREAM=<the stream that takes the destination's subjects>
  *        CONSUMER=<a durable consumer of it> AUTH_KEY=<the registration's authKey, or its
  *        publicKey> npx tsx examples/nats-consumer.ts
+ * With SUBJECTS=<the subjects to keep, e.g. clipgate.>> the stream (on file) and its durable
+ * consumer are created first, unless they are there: the stream keeps what is published while no
+ * consumer is there, and across a server restart.
  *
  * Each message is the notification's JSON body; its NATS headers carry the Standard Webhooks
  * `webhook-id`, `webhook-timestamp` and `webhook-signature`, verified against the exact body
@@ -14,10 +17,30 @@
  * was signed (a day here). A message that does not verify is terminated (never redelivered).
  * Outside this repository import `verifyNotification` from 'clipgate/receiver'.
  */
-import { jetstream, type Consumer } from '@nats-io/jetstream';
+import {
+  jetstream,
+  jetstreamManager,
+  type Consumer,
+  type JetStreamManager,
+} from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { pathToFileURL } from 'node:url';
 import { verifyNotification } from '../src/notifications/receiver.ts';
+
+/**
+ * Creates `stream`, stored on file, taking `subjects` (NATS's wildcards: `*` for a token, `>` for
+ * the rest), and its durable consumer `consumer`, acknowledging each message; an existing one of
+ * the same configuration is left as it is.
+ */
+export async function createStream(
+  jsm: JetStreamManager,
+  stream: string,
+  subjects: string,
+  consumer: string,
+): Promise<void> {
+  await jsm.streams.add({ name: stream, subjects: [subjects] });
+  await jsm.consumers.add(stream, { durable_name: consumer, ack_policy: 'explicit' });
+}
 
 /**
  * Consumes `consumer`'s messages until it is stopped: each verified notification, once per
@@ -51,11 +74,12 @@ export async function consumeNotifications(
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const { NATS_URL, STREAM, CONSUMER, AUTH_KEY, TOLERANCE_SECONDS } = process.env;
+  const { NATS_URL, STREAM, CONSUMER, AUTH_KEY, TOLERANCE_SECONDS, SUBJECTS } = process.env;
   if (!NATS_URL || !STREAM || !CONSUMER || !AUTH_KEY) {
     throw new Error('set NATS_URL, STREAM, CONSUMER and AUTH_KEY');
   }
   const connection = await connect({ servers: NATS_URL });
+  if (SUBJECTS) await createStream(await jetstreamManager(connection), STREAM, SUBJECTS, CONSUMER);
   const consumer = await jetstream(connection).consumers.get(STREAM, CONSUMER);
   console.log(`consuming ${STREAM}/${CONSUMER}`);
   await consumeNotifications(

@@ -304,6 +304,61 @@ describe.runIf(browserSuiteRuns('dashboard browser test'))('dashboard in Chromiu
     expect(pageErrors).toEqual([]);
   }, 60_000);
 
+  it('registers an mqtt destination through the form and shows its kind, never its password', async () => {
+    const form = page.locator('#destination-form');
+    const password = 'a-broker-password-never-shown';
+    const topic = 'clipgate/{accountId}/{accessoryId}/{eventType}';
+    // The form holds the registration as it is: a webhook, with no broker fields.
+    await expect.poll(() => form.locator('#dest-kind').inputValue()).toBe('webhook');
+    expect(await form.locator('#dest-url').inputValue()).toBe('https://hooks.example.com/clipgate');
+    expect(await form.locator('#dest-topic').isVisible()).toBe(false);
+    expect(await form.locator('#dest-password').isVisible()).toBe(false);
+    // An AMQP destination has an exchange and a routing key; MQTT a topic and no exchange.
+    await form.locator('#dest-kind').selectOption('amqp');
+    expect(await form.locator('#dest-exchange').isVisible()).toBe(true);
+    expect(await form.locator('label[for="dest-topic"]').textContent()).toBe('Routing key');
+    await form.locator('#dest-kind').selectOption('mqtt');
+    expect(await form.locator('#dest-exchange').isVisible()).toBe(false);
+    await form.locator('#dest-url').fill('mqtts://broker.example.com:8883');
+    await form.locator('#dest-topic').fill(topic);
+    await form.locator('#dest-username').fill('house');
+    await form.locator('#dest-password').fill(password);
+    await form.locator('#dest-auth-key').fill('dashboard-broker-key-0123456789');
+    await form.locator('#dest-event-types').fill('account_deleted');
+    await form.getByRole('button', { name: 'Register' }).click();
+    await page.locator('#destination-status').getByText('Registered: mqtt').waitFor();
+
+    const line = page.locator('#destination[data-kind="mqtt"]');
+    await line.waitFor();
+    expect(await line.textContent()).toMatch(
+      `Destination mqtt mqtts://broker.example.com:8883 topic ${topic}, credentials set for account_deleted (updated `,
+    );
+    // Write-only: the page holds the password nowhere, nor the key.
+    expect(await form.locator('#dest-password').inputValue()).toBe('');
+    expect(await form.locator('#dest-auth-key').inputValue()).toBe('');
+    expect(await page.content()).not.toContain(password);
+    expect(await form.locator('#dest-kind').inputValue()).toBe('mqtt');
+    const registered = await rest(
+      t.url,
+      await t.token(['notifications']),
+      'GET',
+      '/api/accounts/self/notifications',
+    );
+    expect(registered.body).toMatchObject({
+      kind: 'mqtt',
+      url: 'mqtts://broker.example.com:8883',
+      topic,
+      exchange: null,
+      hasCredentials: true,
+      eventTypes: ['account_deleted'],
+      signing: 'ed25519', // kept from the registration it replaced
+    });
+    await page.locator('#notifications').screenshot({
+      path: path.join(root, 'test/artifacts/dashboard-destination.png'),
+    });
+    expect(pageErrors).toEqual([]);
+  }, 60_000);
+
   it("shows every camera's activities on one timeline, with its counts and live arrivals", async () => {
     const { associateAccessory: second } = await ok(t, ingest, AssociateAccessory, {
       accountId,

@@ -223,9 +223,14 @@ export const ReceiverEvents = graphql(`
 export const Notifications = graphql(`
   query DashNotifications($accountId: ID!) {
     notificationRegistration(accountId: $accountId) {
+      kind
       url
+      topic
+      exchange
+      hasCredentials
       eventTypes
       filter
+      userData
       updatedAt
       maxPerSecond
       state
@@ -254,6 +259,19 @@ export const Notifications = graphql(`
           }
         }
       }
+    }
+  }
+`);
+
+/** Registers (or replaces) the client's registration: where its notifications go. */
+export const RegisterDestination = graphql(`
+  mutation DashRegisterDestination($input: RegisterNotificationsInput!) {
+    registerNotifications(input: $input) {
+      kind
+      url
+      topic
+      exchange
+      hasCredentials
     }
   }
 `);

@@ -1,7 +1,8 @@
 /**
  * The clipgate dashboard: accessories, an infinitely scrolling activity timeline (of one
  * accessory, or of all the account's) with live updates over graphql-ws, the selected activity's
- * media with its zones, and the notification delivery log. The token comes from the URL fragment
+ * media with its zones, the notification delivery log, and where notifications go (a form that
+ * registers a webhook or a broker destination). The token comes from the URL fragment
  * (`#token=...`), never sent to the server, and leaves the address bar at once (kept in
  * sessionStorage for reloads), or from the form.
  */
@@ -21,6 +22,7 @@ import {
   Viewer,
   Zones,
 } from './documents.ts';
+import { DestinationForm, destinationLine } from './destination.ts';
 import { $, formatDuration, formatTime, h } from './dom.ts';
 import type {
   ActivityWhere,
@@ -649,21 +651,9 @@ async function loadNotifications(): Promise<void> {
       accountId: state.accountId,
     });
     const deliveries = notificationDeliveries?.edges.map((e) => e.node) ?? [];
+    destinationForm.fill(reg);
     const registration = reg
-      ? h(
-          'div',
-          { class: 'receiver' },
-          h(
-            'p',
-            {},
-            'Receiver ',
-            h('code', { text: reg.url }),
-            ` for ${reg.eventTypes.join(', ')}`,
-            ...(reg.filter ? [' where ', h('code', { class: 'filter', text: reg.filter })] : []),
-            ` (updated ${formatTime(reg.updatedAt)})`,
-          ),
-          receiverHealth(reg),
-        )
+      ? h('div', { class: 'receiver' }, destinationLine(reg), receiverHealth(reg))
       : h('p', { class: 'hint', text: 'No receiver registered for this client.' });
     const table = h(
       'table',
@@ -729,6 +719,9 @@ async function loadNotifications(): Promise<void> {
   }
 }
 $<HTMLButtonElement>('notif-refresh').addEventListener('click', () => void loadNotifications());
+
+const destinationForm = new DestinationForm(() => state.accountId, loadNotifications);
+$('notif-refresh').after(destinationForm.element);
 
 type ReceiverEvent = DashReceiverEventsSubscription['accountEvents'];
 

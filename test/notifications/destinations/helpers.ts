@@ -10,14 +10,20 @@ export async function closedPort(): Promise<number> {
   return port;
 }
 
-/** Resolves once something accepts connections on the loopback `port` (tries for 5 s). */
-export async function listening(port: number): Promise<void> {
-  const deadline = Date.now() + 5_000;
+/**
+ * Resolves once something accepts connections on the loopback `port` (tries for `ms`). A
+ * connection that the kernel gave `port` itself as its source (a TCP self-connect, possible on a
+ * port of the ephemeral range while nothing listens there) is not something listening.
+ */
+export async function listening(port: number, ms = 5_000): Promise<void> {
+  const deadline = Date.now() + ms;
   for (;;) {
     const connected = await new Promise<boolean>((resolve) => {
-      const socket = net.connect(port, '127.0.0.1', () => resolve(true));
+      const socket = net.connect(port, '127.0.0.1', () => {
+        resolve(socket.localPort !== port);
+        socket.destroy();
+      });
       socket.on('error', () => resolve(false));
-      socket.on('connect', () => socket.destroy());
     });
     if (connected) return;
     if (Date.now() > deadline) throw new Error(`nothing listens on port ${port}`);

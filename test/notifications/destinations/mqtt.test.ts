@@ -2,29 +2,17 @@ import { randomUUID } from 'node:crypto';
 import type { MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { mqttSubscriber, type Automation } from '../../../examples/mqtt-subscriber.ts';
-import { graphql } from '../../generated/index.ts';
 import { backends, startApp, type TestApp } from '../../helpers/app.ts';
 import { brokerUrl } from '../../helpers/brokers.ts';
 import { gql, rest } from '../../helpers/client.ts';
 import { CreateActivity, ok, seedAccessory } from '../../helpers/fixtures.ts';
 import { NotificationDeliveries, RedeliverNotification, SendTestNotification } from '../helpers.ts';
 import { closedPort } from './helpers.ts';
+import { RegisterDestination } from './kinds.ts';
 
 const mqttUrl = brokerUrl('mqtt');
 const PATH = '/api/accounts/self/notifications';
 const authKey = 'mqtt-destination-key-0123456789';
-
-const RegisterMqtt = graphql(`
-  mutation RegisterMqtt($input: RegisterNotificationsInput!) {
-    registerNotifications(input: $input) {
-      url
-      kind
-      topic
-      exchange
-      hasCredentials
-    }
-  }
-`);
 
 describe.skipIf(!mqttUrl).each(backends)('MQTT destinations on %s', (backend) => {
   let t: TestApp;
@@ -126,7 +114,7 @@ describe.skipIf(!mqttUrl).each(backends)('MQTT destinations on %s', (backend) =>
 
   it('registers over GraphQL; a test notification has no accessory', async () => {
     const topic = `${root}/graphql/{accountId}/{accessoryId}/{eventType}`;
-    const registered = await ok(t, token, RegisterMqtt, {
+    const registered = await ok(t, token, RegisterDestination, {
       input: {
         accountId,
         kind: 'mqtt',

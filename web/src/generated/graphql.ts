@@ -41,6 +41,13 @@ export type DeliveryState =
   | 'gone'
   | 'pending';
 
+/** Where a registration’s notifications go (docs/api.md, Destinations). */
+export type DestinationKind =
+  | 'amqp'
+  | 'mqtt'
+  | 'nats'
+  | 'webhook';
+
 /** The event types of notifications and subscriptions, by their wire names. receiver_disabled, receiver_enabled and delivery_exhausted are the operational events of the account's webhook receivers. zones_saved is streamed to subscribers only: registrations refuse it. */
 export type EventType =
   | 'account_deleted'
@@ -69,6 +76,33 @@ export type IntCondition = {
 export type NotificationRegistrationState =
   | 'active'
   | 'disabled';
+
+export type RegisterNotificationsInput = {
+  /** The caller’s own account id. */
+  accountId: string | number;
+  /** 16..256 characters; never returned. */
+  authKey: string;
+  eventTypes: Array<EventType>;
+  /** AMQP: the exchange; left out: '' (the default exchange). */
+  exchange?: string | null | undefined;
+  /** Only events matching it are sent: the filter language of Accessory.activities plus accessoryId, evaluated against the activity of activity_* events and the accessoryId and motionZones of motion_* events; account_deleted always passes. */
+  filter?: string | null | undefined;
+  /** webhook (default): POSTed to url; mqtt, amqp, nats: published to the broker at url. */
+  kind?: DestinationKind | null | undefined;
+  /** At most this many notifications per second (1..1000); the rest wait, none is dropped for it. Null or left out: no limit. */
+  maxPerSecond?: number | null | undefined;
+  /** Broker kinds: the broker's password; never returned. */
+  password?: string | null | undefined;
+  /** hmac-sha256 (default): webhook-signature carries v1, keyed with authKey; ed25519: v1a, with a key pair the service generates and publishes as publicKey. authKey keys X-Vendor-Verify either way. */
+  signing?: string | null | undefined;
+  /** Broker kinds: the MQTT topic, AMQP routing key or NATS subject, with the placeholders {accountId}, {accessoryId} (- for events of no accessory) and {eventType}. */
+  topic?: string | null | undefined;
+  url: string;
+  /** A JSON object of at most 4 KiB. */
+  userData?: unknown;
+  /** Broker kinds: the broker's user name; never returned. */
+  username?: string | null | undefined;
+};
 
 export type VertexInput = {
   x: number;
@@ -205,7 +239,14 @@ export type DashNotificationsQueryVariables = Exact<{
 }>;
 
 
-export type DashNotificationsQuery = { notificationRegistration: { url: string, eventTypes: Array<EventType>, filter: string | null, updatedAt: string, maxPerSecond: number | null, state: NotificationRegistrationState, failingSince: string | null, disabledReason: string | null, signing: string, publicKey: string | null, previousKeyUntil: string | null } | null, notificationDeliveries: { edges: Array<{ node: { id: string, kind: DeliveryKind, eventType: string, status: DeliveryState, attemptCount: number, createdAt: string, finishedAt: string | null, attempts: Array<{ attempt: number, outcome: string, status: number | null, error: string | null, durationMs: number }> } }> } | null };
+export type DashNotificationsQuery = { notificationRegistration: { kind: DestinationKind, url: string, topic: string | null, exchange: string | null, hasCredentials: boolean, eventTypes: Array<EventType>, filter: string | null, userData: unknown, updatedAt: string, maxPerSecond: number | null, state: NotificationRegistrationState, failingSince: string | null, disabledReason: string | null, signing: string, publicKey: string | null, previousKeyUntil: string | null } | null, notificationDeliveries: { edges: Array<{ node: { id: string, kind: DeliveryKind, eventType: string, status: DeliveryState, attemptCount: number, createdAt: string, finishedAt: string | null, attempts: Array<{ attempt: number, outcome: string, status: number | null, error: string | null, durationMs: number }> } }> } | null };
+
+export type DashRegisterDestinationMutationVariables = Exact<{
+  input: RegisterNotificationsInput;
+}>;
+
+
+export type DashRegisterDestinationMutation = { registerNotifications: { kind: DestinationKind, url: string, topic: string | null, exchange: string | null, hasCredentials: boolean } };
 
 export type DashEnableReceiverMutationVariables = Exact<{
   accountId: string | number;
@@ -518,9 +559,14 @@ export const DashReceiverEventsDocument = new TypedDocumentString(`
 export const DashNotificationsDocument = new TypedDocumentString(`
     query DashNotifications($accountId: ID!) {
   notificationRegistration(accountId: $accountId) {
+    kind
     url
+    topic
+    exchange
+    hasCredentials
     eventTypes
     filter
+    userData
     updatedAt
     maxPerSecond
     state
@@ -551,7 +597,18 @@ export const DashNotificationsDocument = new TypedDocumentString(`
     }
   }
 }
-    `, {"hash":"sha256:6e3984698c07836da71dc35478884030fb0faea1d4bfa5b90941a00d18b6f50e"}) as unknown as TypedDocumentString<DashNotificationsQuery, DashNotificationsQueryVariables>;
+    `, {"hash":"sha256:84882bc13a112273000b7b026b833d8388013a673c7b9563f0663fa383886a20"}) as unknown as TypedDocumentString<DashNotificationsQuery, DashNotificationsQueryVariables>;
+export const DashRegisterDestinationDocument = new TypedDocumentString(`
+    mutation DashRegisterDestination($input: RegisterNotificationsInput!) {
+  registerNotifications(input: $input) {
+    kind
+    url
+    topic
+    exchange
+    hasCredentials
+  }
+}
+    `, {"hash":"sha256:77be71ec2f021bd6bc72cfe41679e0531474758e2ed709a25b4e44901cf9e0a4"}) as unknown as TypedDocumentString<DashRegisterDestinationMutation, DashRegisterDestinationMutationVariables>;
 export const DashEnableReceiverDocument = new TypedDocumentString(`
     mutation DashEnableReceiver($accountId: ID!) {
   enableNotifications(accountId: $accountId) {

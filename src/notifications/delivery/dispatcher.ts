@@ -60,6 +60,14 @@ const PER_ORIGIN = 16;
 const MAX_IN_FLIGHT = 256;
 const CLAIM_BATCH = 400;
 const POLL_INTERVAL_MS = 1000;
+/**
+ * How long the loop waits for a wake-up when nothing at all is pending. On PostgreSQL other
+ * instances queue work too (their notices may be lost), so it polls as ever. On the embedded
+ * database this instance is the only one: all that can become due is what it queues (a commit's
+ * wake-up) or hands back (its due time), so an idle service does not plan a claim every second
+ * on the connection that every request shares.
+ */
+const IDLE_POLL_MS = { postgres: POLL_INTERVAL_MS, embedded: 10_000 };
 const STATS_CACHE_MS = 1000;
 /** Room to write an outcome after the attempt. */
 const RECORD_MARGIN_MS = 2000;
@@ -86,6 +94,7 @@ export class Dispatcher {
   readonly #pool: pg.Pool;
   readonly #endPool: () => Promise<void>;
   readonly #leaseMs: number;
+  readonly #idlePollMs: number;
   readonly #logger: Logger;
   readonly #metrics: WebhookMetrics | undefined;
   readonly #sender: Sender;
@@ -118,6 +127,7 @@ export class Dispatcher {
     this.#pool = pool;
     this.#endPool = end;
     this.#leaseMs = leaseMs(options.webhook.timeoutMs);
+    this.#idlePollMs = IDLE_POLL_MS[options.db.kind];
     this.#metrics = options.metrics;
     const { timeoutMs, allowPrivateNetworks } = options.webhook;
     this.#sender = createDestinationSender({
@@ -230,7 +240,10 @@ export class Dispatcher {
           // slot or new work, or at the poll.
           if (claimed.length === 0) {
             const due = await nextDueMs(this.#pool, this.#slots.saturated());
-            delay = untilNextDue(due, this.#slots.full(), POLL_INTERVAL_MS);
+            delay =
+              due === null
+                ? this.#idlePollMs
+                : untilNextDue(due, this.#slots.full(), POLL_INTERVAL_MS);
           }
         }
       } catch (err) {

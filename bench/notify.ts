@@ -2,10 +2,13 @@
 // GraphQL mutations make, one transaction with its events) -> transactional outbox -> dispatcher
 // -> signed POST -> a loopback receiver in its own process that verifies both signatures of
 // every notification. Printed beside a bare undici POST loop to the same receiver (the ceiling),
-// with the ratios, all in this one run, on a fresh database of the local PostgreSQL.
+// with the ratios, all in this one run, on a fresh database of the local PostgreSQL. Then the
+// same backlog drain to each broker kind (MQTT, AMQP, NATS JetStream), each beside a bare
+// client's publish loop to the same broker.
 //
 //   npm run bench:notify [-- --seconds 5 --concurrency 32 --fanout 1 --rate 200 --receivers 1
-//                            --verify-every 1 --rounds 1 --only drain --cpu-prof <dir>]
+//                            --verify-every 1 --rounds 1 --only drain,mqtt,amqp,nats,brokers
+//                            --cpu-prof <dir> --mqtt-url <url> --amqp-url <url> --nats-url <url>]
 //   BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) names the server; a
 //   database clipgate_bench_notify_<random> is created for the run and dropped after it.
 //
@@ -13,9 +16,10 @@
 // ports of the receiver process): the dispatcher sends at most 16 attempts at once to one origin,
 // so one receiver is the case where that bound, not the dispatcher's work, sets the pace.
 //
-// `--verify-every N` has the receiver verify one notification in N (every one by default). On
-// two cores the receiver's verification competes with the service for the same CPU (an ed25519
-// verification costs about three of its signatures): a larger N leaves the service's own cost.
+// `--verify-every N` has the receiver (and each broker's consumer) verify one notification in N
+// (every one by default). On two cores the receiver's verification competes with the service for
+// the same CPU (an ed25519 verification costs about three of its signatures): a larger N leaves
+// the service's own cost.
 //
 // Phases: (1) the ceiling: `--connections` (16, the dispatcher's per-receiver limit) undici
 // connections POSTing presigned notifications as fast as the receiver answers; (2) throughput:
@@ -26,12 +30,26 @@
 // time this process (the service runs in it) spent per delivery, beside what the bare loop spent
 // per request in it: a ratio that other work on the machine moves less than it moves the rates.
 //
+// (5) Brokers: for each kind, a registration of that kind (a topic with the account and event
+// type), a consumer in its own process (MQTT a QoS 0 subscription, AMQP a durable queue bound to
+// a topic exchange, NATS a file-backed stream of the subjects and a subscription to them), and
+// in turn: a bare client's publish loop (the same client library, options and receipt as the
+// service's publisher, `--connections` publishes in flight on one connection, as the dispatcher
+// allows one broker, each message signed as the service signs it and as large) for `--seconds`,
+// and the drain of a backlog of `--backlog` copies of a real delivery, counted at the consumer.
+// Each prints its rate and this process's CPU per publish or delivery. What a run creates at the
+// brokers (exchange, queue, stream) is removed after it. `--mqtt-url` (default TEST_MQTT_URL or
+// mqtt://127.0.0.1:1883), `--amqp-url` (TEST_AMQP_URL or amqp://guest:guest@127.0.0.1:5672) and
+// `--nats-url` (TEST_NATS_URL or nats://127.0.0.1:4222) name the brokers; credentials in a URL
+// become the registration's username and password.
+//
 // `--rounds N` runs the bare loop and the drain N times in turn (bare, drain, bare, drain...) and
-// prints the median of the rounds' ratios; `--only drain` leaves out the other phases (2, 3b, 4).
-// `--cpu-prof <dir>` writes a V8 CPU profile of each drain there (taken with the inspector in
-// this process, so its CPU figures include the profiler's) and prints where the first one's time
-// went.
-import { spawn } from 'node:child_process';
+// prints the median of the rounds' ratios. `--only` takes a list: `drain` (the webhook drain
+// alone, without phases 2, 3b and 4), `mqtt`, `amqp`, `nats` (that broker's drain), `brokers`
+// (all three); left out, everything runs. `--cpu-prof <dir>` writes a V8 CPU profile of each drain
+// and bare run there (taken with the inspector in this process, so its CPU figures include the
+// profiler's) and prints where the first drain of each kind spent its time.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
@@ -47,9 +65,20 @@ import { reportMotion } from '../src/activities/motion.ts';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
+import { attemptRequest } from '../src/notifications/delivery/policy.ts';
+import type { ClaimedDelivery } from '../src/notifications/delivery/queue/types.ts';
+import { brokerTarget, type BrokerKind } from '../src/notifications/destinations/destination.ts';
 import { verifyNotification } from '../src/notifications/receiver.ts';
 import { notificationHeaders } from '../src/notifications/signing.ts';
-import { met } from './lib/load.ts';
+import {
+  barePublisher,
+  brokerKinds,
+  brokerReceipts,
+  consumeBroker,
+  defaultBrokerUrls,
+  setUpBroker,
+} from './lib/brokers.ts';
+import { loadAverage, met } from './lib/load.ts';
 import { printProfile, type CpuProfile } from './lib/profile.ts';
 
 const AUTH_KEY = 'bench-receiver-key-0123456789';
@@ -59,10 +88,14 @@ const cpuSinceUs = (start: NodeJS.CpuUsage) => {
   return user + system;
 };
 const now = () => performance.timeOrigin + performance.now();
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const { values } = parseArgs({
   options: {
     receiver: { type: 'boolean', default: false },
+    consumer: { type: 'string' },
+    consume: { type: 'string' },
+    'broker-url': { type: 'string' },
     seconds: { type: 'string', default: '5' },
     concurrency: { type: 'string', default: '32' },
     connections: { type: 'string', default: '16' },
@@ -74,11 +107,11 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '1' },
     only: { type: 'string' },
     'cpu-prof': { type: 'string' },
+    'mqtt-url': { type: 'string', default: defaultBrokerUrls.mqtt },
+    'amqp-url': { type: 'string', default: defaultBrokerUrls.amqp },
+    'nats-url': { type: 'string', default: defaultBrokerUrls.nats },
   },
 });
-
-if (values.receiver) await runReceiver();
-else await runBench();
 
 /**
  * The receiver process: verifies every notification (Standard Webhooks, v1 with the authKey or
@@ -137,6 +170,43 @@ async function runReceiver(): Promise<void> {
 }
 
 /**
+ * A broker's consumer process (`--consumer <kind>`): takes what the run publishes to the broker
+ * (bench/lib/brokers.ts), verifies the Standard Webhooks signature of one message in
+ * `--verify-every`, and reports to the parent every 20 ms how many it took since the last
+ * report and how many of them did not verify (counts, not ids: the parent's CPU is the service's,
+ * and the same for the bare loop and the drain). Says `{ready: true}` once it consumes.
+ */
+async function runConsumer(kind: BrokerKind): Promise<void> {
+  const verifyEvery = Number(values['verify-every']);
+  let taken = 0;
+  let count = 0;
+  let bad = 0;
+  const stop = await consumeBroker(
+    kind,
+    values['broker-url']!,
+    values.consume!,
+    (body, headers) => {
+      if (taken++ % verifyEvery === 0 && !verifyNotification(body, headers, AUTH_KEY).ok) bad++;
+      count++;
+    },
+  );
+  setInterval(() => {
+    if (count === 0 && bad === 0) return;
+    process.send!({ count, bad });
+    count = 0;
+    bad = 0;
+  }, 20);
+  process.send!({ ready: true });
+  process.on('disconnect', () => void stop().finally(() => process.exit(0)));
+}
+
+/** This file in a child process of its own, with `args`, talking over IPC. */
+const spawnSelf = (args: string[]): ChildProcess =>
+  spawn(process.execPath, ['--import', 'tsx', new URL(import.meta.url).pathname, ...args], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+
+/**
  * With a directory, V8 CPU profiles of what runs between `start` and `stop` in this process,
  * written there as `<name>-<n>.cpuprofile`, the first of each name kept; without, nothing.
  */
@@ -171,7 +241,95 @@ function quantile(sorted: number[], q: number): number {
     : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 }
 
+type Services = Awaited<ReturnType<typeof buildApp>>['services'];
+type Profiler = Awaited<ReturnType<typeof cpuProfiler>>;
+
+/** What `--only` leaves to run: the webhook phases (all, the drain alone, none) and broker kinds. */
+function parseOnly(only: string | undefined): {
+  webhook: 'all' | 'drain' | undefined;
+  brokers: BrokerKind[];
+} {
+  if (only === undefined) return { webhook: 'all', brokers: [...brokerKinds] };
+  const names = only.split(',').map((name) => name.trim());
+  const known = ['drain', 'brokers', ...brokerKinds];
+  const unknown = names.find((name) => !known.includes(name));
+  if (unknown !== undefined) {
+    throw new Error(`--only takes a list of ${known.join(', ')}; not '${unknown}'`);
+  }
+  return {
+    webhook: names.includes('drain') ? 'drain' : undefined,
+    brokers: brokerKinds.filter((kind) => names.includes(kind) || names.includes('brokers')),
+  };
+}
+
+const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor((xs.length - 1) / 2)]!;
+
+/** The database's transactions so far: each statement outside one is one. */
+async function transactions(services: Services): Promise<number> {
+  // A backend reports its counts when idle, at most once a second: read after that long.
+  await sleep(1100);
+  const { rows } = await services.db.pool.query<{ n: string }>(
+    'SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()',
+  );
+  return Number(rows[0]!.n);
+}
+
+const pendingDeliveries = async (services: Services) =>
+  Number(
+    (await services.db.pool.query("SELECT count(*) AS n FROM deliveries WHERE state = 'pending'"))
+      .rows[0].n,
+  );
+
 async function runBench(): Promise<void> {
+  const only = parseOnly(values.only);
+  const profiler = await cpuProfiler(values['cpu-prof']);
+  // The receiver and the first run of the bare POST loop come before the database.
+  const webhook = only.webhook ? await webhookBench(profiler, only.webhook === 'drain') : undefined;
+
+  // A fresh database.
+  const server = new URL(
+    process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
+  );
+  const name = `clipgate_bench_notify_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: server.toString() });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  const databaseUrl = new URL(server);
+  databaseUrl.pathname = `/${name}`;
+
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'clipgate-bench-notify-'));
+  const config = loadConfig({
+    PORT: '0',
+    DATA_DIR: dataDir,
+    DATABASE_URL: databaseUrl.toString(),
+    AUTH_DEV_SECRET: 'bench-secret-0123456789abcdef0123456789',
+    SECRETS_KEY: randomBytes(32).toString('base64'),
+    WEBHOOK_ALLOW_HTTP: 'true',
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    LOG_LEVEL: 'warn',
+  });
+  const app = await buildApp(config, { logger: createLogger('warn') });
+  const { services } = app;
+  try {
+    if (webhook) await webhook.run(services, server.host);
+    const brokers: BrokerResult[] = [];
+    for (const kind of only.brokers) brokers.push(await brokerBench(kind, services, profiler));
+    if (brokers.length > 0) printBrokers(brokers, profiler);
+    console.log(`\nNode ${process.version}, ${loadAverage()} at the end of the run`);
+  } finally {
+    await webhook?.close();
+    await app.close();
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The webhook phases (1) to (4): the receiver and the first bare loop now, the rest in `run`
+ * once the service is up.
+ */
+async function webhookBench(profiler: Profiler, onlyDrain: boolean) {
   const seconds = Number(values.seconds);
   const concurrency = Number(values.concurrency);
   const connections = Number(values.connections);
@@ -183,22 +341,13 @@ async function runBench(): Promise<void> {
   const backlogSize = perReceiver * receivers;
 
   // The receiver, in its own process.
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      new URL(import.meta.url).pathname,
-      '--receiver',
-      '--receivers',
-      String(receivers),
-      '--verify-every',
-      values['verify-every'],
-    ],
-    {
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    },
-  );
+  const child = spawnSelf([
+    '--receiver',
+    '--receivers',
+    String(receivers),
+    '--verify-every',
+    values['verify-every'],
+  ]);
   const receipts = new Map<string, number>();
   let received = 0;
   let lastReceiptAt = 0;
@@ -218,9 +367,7 @@ async function runBench(): Promise<void> {
     );
     child.once('exit', (code) => reject(new Error(`the receiver exited with ${code}`)));
   });
-  const profiler = await cpuProfiler(values['cpu-prof']);
   const receiverUrls = ports.map((port) => `http://127.0.0.1:${port}/hook`);
-  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
   // (1) The ceiling: a bare undici POST loop, notification-sized presigned bodies.
   const body = Buffer.from(
@@ -287,31 +434,7 @@ async function runBench(): Promise<void> {
   receipts.clear();
   received = 0;
 
-  // A fresh database.
-  const server = new URL(
-    process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
-  );
-  const name = `clipgate_bench_notify_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: server.toString() });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  const databaseUrl = new URL(server);
-  databaseUrl.pathname = `/${name}`;
-
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'clipgate-bench-notify-'));
-  const config = loadConfig({
-    PORT: '0',
-    DATA_DIR: dataDir,
-    DATABASE_URL: databaseUrl.toString(),
-    AUTH_DEV_SECRET: 'bench-secret-0123456789abcdef0123456789',
-    SECRETS_KEY: randomBytes(32).toString('base64'),
-    WEBHOOK_ALLOW_HTTP: 'true',
-    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-    LOG_LEVEL: 'warn',
-  });
-  const app = await buildApp(config, { logger: createLogger('warn') });
-  const { services } = app;
-  try {
+  const run = async (services: Services, databaseHost: string) => {
     // One account per ingest loop, each with one accessory and `fanout` registered clients, the
     // accounts' receivers taken in turn.
     const accessories: string[] = [];
@@ -408,7 +531,6 @@ async function runBench(): Promise<void> {
         backlog,
       };
     };
-    const onlyDrain = values.only === 'drain';
     const piped = onlyDrain ? undefined : await pipeline();
 
     // (3) The dispatcher alone: a backlog queued in one statement (copies of a real delivery,
@@ -426,22 +548,14 @@ async function runBench(): Promise<void> {
                 d.user_data, d.url, d.origin, r.auth_key, r.previous_auth_key,
                 r.previous_key_until, r.signing_key, r.previous_signing_key
            FROM generate_series(1, $1) g,
-                (SELECT DISTINCT ON (url) * FROM deliveries ORDER BY url, id DESC) d
+                (SELECT DISTINCT ON (url) * FROM deliveries WHERE destination IS NULL
+                  ORDER BY url, id DESC) d
                 JOIN notification_registrations r
                   ON r.account_id = d.account_id AND r.client_id = d.client_id
           ORDER BY g, d.url`,
         [perReceiver],
       );
-      // Transactions of the database: each statement outside one is one. A backend reports its
-      // counts when idle, at most once a second: read after that long.
-      const transactions = async () => {
-        await sleep(1100);
-        const { rows } = await services.db.pool.query<{ n: string }>(
-          'SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()',
-        );
-        return Number(rows[0]!.n);
-      };
-      const transactionsBefore = await transactions();
+      const transactionsBefore = await transactions(services);
       await profiler.start();
       const drainStart = performance.now();
       const cpuStart = process.cpuUsage();
@@ -453,7 +567,7 @@ async function runBench(): Promise<void> {
       let polls = 0;
       while (++polls && (await pendingCount()) > 0) await sleep(20);
       // Less this bench's own: the first read, the notify and the polls.
-      const statements = (await transactions()) - transactionsBefore - 2 - polls;
+      const statements = (await transactions(services)) - transactionsBefore - 2 - polls;
       return { rate, cpuUs, statements: (statements / backlogSize) * 1000 };
     };
     // Round 1 is the bare loop of phase 1 and this drain; each further round runs both again.
@@ -461,7 +575,6 @@ async function runBench(): Promise<void> {
     for (let i = 1; i < Number(values.rounds); i++) {
       rounds.push({ bare: await bare(), drain: await drain() });
     }
-    const median = (xs: number[]) => xs.sort((x, y) => x - y)[Math.floor((xs.length - 1) / 2)]!;
     const rateRatio = median(rounds.map((r) => r.drain.rate / r.bare.rps));
     const cpuRatio = median(rounds.map((r) => r.drain.cpuUs / r.bare.cpuUs));
 
@@ -555,7 +668,7 @@ async function runBench(): Promise<void> {
     const f = (n: number, digits = 0) => n.toFixed(digits);
     const first = rounds[0]!;
     console.log(
-      `\nclipgate webhook delivery, ${seconds} s per phase, PostgreSQL ${server.host}, ${receivers === 1 ? 'a receiver' : `${receivers} receivers`} verifying both signatures of ${values['verify-every'] === '1' ? 'every notification' : `one notification in ${values['verify-every']}`} in its own process\n`,
+      `\nclipgate webhook delivery, ${seconds} s per phase, PostgreSQL ${databaseHost}, ${receivers === 1 ? 'a receiver' : `${receivers} receivers`} verifying both signatures of ${values['verify-every'] === '1' ? 'every notification' : `one notification in ${values['verify-every']}`} in its own process\n`,
     );
     console.log(
       `bare undici POST loop (${connections} connections)     ${f(bareRps).padStart(7)} req/s   p50 ${f(firstBare.p50, 2)} ms  p99 ${f(firstBare.p99, 2)} ms`,
@@ -632,13 +745,355 @@ async function runBench(): Promise<void> {
     console.log(
       `targets${rounds.length > 1 ? ' (medians of the rounds)' : ''}: ${targets.join('; ')}`,
     );
+  };
+  return {
+    run,
+    close: async () => {
+      await http.close();
+      child.disconnect();
+      child.kill();
+    },
+  };
+}
+
+/** One bare loop or drain: its rate per second, and this process's CPU per message in µs. */
+interface Run {
+  rate: number;
+  cpuUs: number;
+  /** ms from the publish to its receipt: the bare loop's, or the drain's attempts' (logged in whole ms) */
+  p50: number;
+  p99: number;
+}
+
+interface BrokerResult {
+  kind: BrokerKind;
+  /** The broker's URL, without credentials, and what it says it is. */
+  url: string;
+  server: string;
+  bodyBytes: number;
+  rounds: { bare: Run; drain: Run & { statements: number } }[];
+  /** Messages of the drains the consumer did not take (it waited 10 s without one). */
+  lost: number;
+  bad: number;
+  /** The drains' attempts that failed, by error and message. */
+  failed: { error: string; message: string; n: number }[];
+}
+
+/** How long a consumer may take nothing before what it has not taken counts as lost. */
+const STALL_MS = 10_000;
+
+/**
+ * (5) A broker kind: a registration of that kind, a consumer in its own process, and in turn
+ * `--rounds` times the bare client's publish loop and the drain of a backlog (after a drain
+ * of a tenth of it to warm the dispatcher's path to the broker).
+ */
+async function brokerBench(
+  kind: BrokerKind,
+  services: Services,
+  profiler: Profiler,
+): Promise<BrokerResult> {
+  const seconds = Number(values.seconds);
+  const connections = Number(values.connections);
+  const backlog = Number(values.backlog);
+  const url = values[`${kind}-url`]!;
+  const fixture = await setUpBroker(kind, url, `clipgate-bench-${randomBytes(4).toString('hex')}`);
+  const consumed = { count: 0, bad: 0 };
+  const consumer = spawnSelf([
+    '--consumer',
+    kind,
+    '--broker-url',
+    url,
+    '--consume',
+    fixture.consume,
+    '--verify-every',
+    values['verify-every'],
+  ]);
+  const exited = new Promise<number | null>((resolve) => consumer.once('exit', resolve));
+  let bare: Awaited<ReturnType<typeof barePublisher>> | undefined;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      consumer.on('message', (message: { ready?: boolean; count?: number; bad?: number }) => {
+        if (message.ready) resolve();
+        consumed.count += message.count ?? 0;
+        consumed.bad += message.bad ?? 0;
+      });
+      void exited.then((code) => reject(new Error(`the ${kind} consumer exited with ${code}`)));
+    });
+    /** What the consumer should have taken so far: every publish acknowledged, every delivery. */
+    let published = 0;
+    let lost = 0;
+    /**
+     * Waits until the consumer took `published` (less what was lost before) and nothing is
+     * pending; what it has not taken once it took nothing for STALL_MS is lost.
+     */
+    const settle = async () => {
+      let seen = consumed.count;
+      let seenAt = performance.now();
+      while (consumed.count < published - lost) {
+        await sleep(20);
+        if (consumed.count !== seen) [seen, seenAt] = [consumed.count, performance.now()];
+        else if (performance.now() - seenAt > STALL_MS) lost = published - consumed.count;
+      }
+      while ((await pendingDeliveries(services)) > 0) await sleep(50);
+    };
+
+    // The registration, and a first delivery through it: the service opens its connection.
+    const account = await services.accounts.upsert(`bench-${kind}`, 30);
+    const accessory = await services.accessories.associate(
+      account.accountId,
+      `cam-${kind}`,
+      `cam ${kind}`,
+    );
+    const caller = { accountId: account.accountId, clientId: `bench-${kind}` };
+    await services.notifications.register(
+      caller,
+      { ...fixture.destination, authKey: AUTH_KEY, eventTypes: ['activity_created'] },
+      true,
+    );
+    await services.activities.create(accessory.accessoryId, {
+      createdAt: new Date(),
+      relevanceLevel: 1,
+    });
+    // Its first attempt: delivered, or the run stops with what the broker said.
+    const first = async () =>
+      (
+        await services.db.pool.query<ClaimedDelivery & { state: string; failure: string | null }>(
+          `SELECT d.*, (SELECT a.error_message FROM delivery_attempts a WHERE a.delivery_id = d.id
+                         ORDER BY a.attempt DESC LIMIT 1) AS failure
+             FROM deliveries d WHERE d.account_id = $1 AND d.client_id = $2
+            ORDER BY d.id DESC LIMIT 1`,
+          [caller.accountId, caller.clientId],
+        )
+      ).rows[0];
+    let delivery = await first();
+    for (let i = 0; delivery?.state === 'pending' && delivery.failure === null && i < 300; i++) {
+      await sleep(50);
+      delivery = await first();
+    }
+    if (delivery?.state !== 'delivered') {
+      throw new Error(
+        `the first delivery to ${kind} is ${delivery?.state ?? 'not queued'}: ${delivery?.failure ?? 'no attempt within 15 s'}`,
+      );
+    }
+    published++;
+    await settle();
+    // The body and topic of the deliveries, as the service makes them.
+    const body = Buffer.from(attemptRequest(delivery, { authKey: AUTH_KEY }).body);
+    const { topic } = brokerTarget(delivery, delivery.destination!, null);
+
+    // The bare client: `connections` publishes in flight on one connection, each signed.
+    bare = await barePublisher(kind, url, fixture.destination.exchange);
+    const publisher = bare;
+    let bareId = 0;
+    const bareFor = async (ms: number) => {
+      const until = performance.now() + ms;
+      const latencies: number[] = [];
+      await Promise.all(
+        Array.from({ length: connections }, async () => {
+          while (performance.now() < until) {
+            const started = performance.now();
+            const id = `bare-${bareId++}`;
+            const signed = await notificationHeaders({
+              body,
+              keys: { authKey: AUTH_KEY },
+              webhookId: id,
+              timestamp: Math.floor(Date.now() / 1000),
+              userAgent: 'bench',
+            });
+            const headers = {
+              'content-type': 'application/json',
+              'webhook-id': id,
+              'webhook-timestamp': signed['webhook-timestamp']!,
+              'webhook-signature': signed['webhook-signature']!,
+            };
+            await publisher.publish(topic, { id, headers, body });
+            latencies.push(performance.now() - started);
+            published++;
+          }
+        }),
+      );
+      return latencies.sort((a, b) => a - b);
+    };
+    /** One run of the bare loop after a second's warm-up. */
+    const bareRun = async (): Promise<Run> => {
+      await settle();
+      await bareFor(1000);
+      await profiler.start();
+      const start = performance.now();
+      const cpuStart = process.cpuUsage();
+      const latencies = await bareFor(seconds * 1000);
+      const rate = latencies.length / ((performance.now() - start) / 1000);
+      const cpuUs = cpuSinceUs(cpuStart) / latencies.length;
+      await profiler.stop(`${kind}-bare`);
+      return { rate, cpuUs, p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99) };
+    };
+
+    // The drain: `size` copies of the delivery, with the keys and destination of its
+    // registration, each with an event id (and so a webhook-id, and a Nats-Msg-Id) of its own.
+    let eventIds = 10n ** 15n;
+    const drain = async (size: number, measured: boolean) => {
+      await settle();
+      await sleep(200);
+      await services.db.pool.query(
+        `INSERT INTO deliveries (kind, event_id, account_id, client_id, event_type, event_data,
+                                 user_data, url, origin, auth_key, previous_auth_key,
+                                 previous_key_until, signing_key, previous_signing_key,
+                                 destination)
+         SELECT d.kind, $2::bigint + g, d.account_id, d.client_id, d.event_type, d.event_data,
+                d.user_data, r.url, d.origin, r.auth_key, r.previous_auth_key,
+                r.previous_key_until, r.signing_key, r.previous_signing_key, r.destination
+           FROM generate_series(1, $1) g, deliveries d
+                JOIN notification_registrations r
+                  ON r.account_id = d.account_id AND r.client_id = d.client_id
+          WHERE d.id = $3
+          ORDER BY g`,
+        [size, String(eventIds), delivery.id],
+      );
+      const ids = [String(eventIds), String(eventIds + BigInt(size))];
+      eventIds += BigInt(size);
+      const before = consumed.count;
+      const transactionsBefore = await transactions(services);
+      if (measured) await profiler.start();
+      const start = performance.now();
+      const cpuStart = process.cpuUsage();
+      await services.db.pool.query("SELECT pg_notify('clipgate_deliveries', 'bench')");
+      let seen = before;
+      let seenAt = start;
+      while (consumed.count - before < size && performance.now() - seenAt < STALL_MS) {
+        await sleep(5);
+        if (consumed.count !== seen) [seen, seenAt] = [consumed.count, performance.now()];
+      }
+      const taken = Math.min(size, consumed.count - before);
+      const rate = taken / ((seenAt - start) / 1000);
+      const cpuUs = cpuSinceUs(cpuStart) / taken;
+      if (measured) await profiler.stop(`${kind}-drain`);
+      published += size;
+      let polls = 0;
+      while (++polls && (await pendingDeliveries(services)) > 0) await sleep(20);
+      // Less this bench's own: the first read, the notify and the polls.
+      const statements = (await transactions(services)) - transactionsBefore - 2 - polls;
+      const { rows } = await services.db.pool.query<{ p50: number; p99: number }>(
+        `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY a.duration_ms) AS p50,
+                percentile_cont(0.99) WITHIN GROUP (ORDER BY a.duration_ms) AS p99
+           FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
+          WHERE d.account_id = $1 AND d.event_id > $2 AND d.event_id <= $3`,
+        [caller.accountId, ...ids],
+      );
+      return { rate, cpuUs, statements: (statements / size) * 1000, ...rows[0]! };
+    };
+
+    await drain(Math.ceil(backlog / 10), false);
+    const rounds: BrokerResult['rounds'] = [];
+    for (let i = 0; i < Number(values.rounds); i++) {
+      rounds.push({ bare: await bareRun(), drain: await drain(backlog, true) });
+    }
+    await settle();
+    const { rows: failed } = await services.db.pool.query<{
+      error: string;
+      message: string;
+      n: number;
+    }>(
+      `SELECT a.error, a.error_message AS message, count(*)::int AS n
+         FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
+        WHERE d.account_id = $1 AND a.outcome <> 'accepted'
+        GROUP BY 1, 2 ORDER BY 3 DESC`,
+      [caller.accountId],
+    );
+    return {
+      kind,
+      url: fixture.destination.url,
+      server: fixture.server,
+      bodyBytes: body.byteLength,
+      rounds,
+      lost,
+      bad: consumed.bad,
+      failed,
+    };
   } finally {
-    await http.close();
-    await app.close();
-    child.disconnect();
-    child.kill();
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
-    await rm(dataDir, { recursive: true, force: true });
+    await bare?.close().catch(() => {});
+    if (consumer.connected) consumer.disconnect();
+    await Promise.race([exited, sleep(5000)]);
+    consumer.kill();
+    await fixture.tearDown();
   }
 }
+
+/** The broker drains' figures: each round, the medians, a table to paste, the targets. */
+function printBrokers(results: BrokerResult[], profiler: Profiler): void {
+  const f = (n: number, digits = 0) =>
+    n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  const connections = values.connections;
+  const verified =
+    values['verify-every'] === '1' ? 'every message' : `one message in ${values['verify-every']}`;
+  console.log(
+    `\nbroker drains: ${connections} publishes in flight (the dispatcher's per-broker limit) on one connection, backlogs of ${f(Number(values.backlog))}, bare loops of ${values.seconds} s; a consumer per broker in its own process verifying ${verified}`,
+  );
+  const medians = results.map((r) => ({
+    ...r,
+    bare: median(r.rounds.map((x) => x.bare.rate)),
+    drain: median(r.rounds.map((x) => x.drain.rate)),
+    bareCpu: median(r.rounds.map((x) => x.bare.cpuUs)),
+    drainCpu: median(r.rounds.map((x) => x.drain.cpuUs)),
+    ratio: median(r.rounds.map((x) => x.drain.rate / x.bare.rate)),
+    cpuRatio: median(r.rounds.map((x) => x.drain.cpuUs / x.bare.cpuUs)),
+    statements: median(r.rounds.map((x) => x.drain.statements)),
+  }));
+  for (const r of medians) {
+    console.log(
+      `${r.kind} at ${r.url}, ${r.server}: ${brokerReceipts[r.kind]}; bodies of ${r.bodyBytes} bytes`,
+    );
+    for (const [i, { bare, drain }] of r.rounds.entries()) {
+      console.log(
+        `  ${String(i + 1).padStart(2)}  bare ${f(bare.rate).padStart(6)} publishes/s, ${f(bare.cpuUs).padStart(3)} µs CPU each, p50 ${f(bare.p50, 1)} p99 ${f(bare.p99, 1)} ms   drain ${f(drain.rate).padStart(6)} deliveries/s, ${f(drain.cpuUs).padStart(3)} µs CPU each, attempts p50 ${f(drain.p50)} p99 ${f(drain.p99)} ms   ${f(drain.rate / bare.rate, 2)} x bare, CPU ${f(drain.cpuUs / bare.cpuUs, 2)} x bare`,
+      );
+    }
+    const failed = r.failed.reduce((n, x) => n + x.n, 0);
+    console.log(
+      `  ${r.rounds.length > 1 ? 'median   ' : ''}drain ${f(r.ratio, 2)} x bare, CPU per delivery ${f(r.cpuRatio, 2)} x bare; statements per 1000 deliveries ${f(r.statements)}; failed attempts ${failed}, lost ${r.lost}, bad signatures ${r.bad}`,
+    );
+    for (const x of r.failed.slice(0, 3)) console.log(`    ${x.n} x ${x.error}: ${x.message}`);
+    const profile = profiler.first[`${r.kind}-drain`];
+    if (profile) {
+      console.log(`  the first ${r.kind} drain under the profiler (all in ${values['cpu-prof']}):`);
+      printProfile(profile);
+    }
+  }
+  const rows = medians.map((r) => [
+    r.kind,
+    r.server,
+    f(r.bare),
+    f(r.drain),
+    f(r.ratio, 2),
+    f(r.bareCpu),
+    f(r.drainCpu),
+    f(r.cpuRatio, 2),
+  ]);
+  const header = [
+    'kind',
+    'broker',
+    'bare loop, publishes/s',
+    'drain, deliveries/s',
+    'drain / bare',
+    'CPU per publish, µs',
+    'CPU per delivery, µs',
+    'CPU / bare',
+  ];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  const line = (cells: string[]) =>
+    `| ${cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ')} |`;
+  console.log(`\n${line(header)}`);
+  console.log(
+    `| ${widths.map((w, i) => (i < 2 ? '-'.repeat(w) : `${'-'.repeat(w - 1)}:`)).join(' | ')} |`,
+  );
+  for (const row of rows) console.log(line(row));
+  console.log(
+    `\ntargets${results[0]!.rounds.length > 1 ? ' (medians of the rounds)' : ''}: ${medians
+      .map((r) => `${r.kind} drain >= 0.5 x bare: ${met(r.ratio >= 0.5 && r.lost === 0)}`)
+      .join('; ')}`,
+  );
+}
+
+// Last, once every constant above is set.
+if (values.receiver) await runReceiver();
+else if (values.consumer) await runConsumer(values.consumer as BrokerKind);
+else await runBench();

@@ -16,6 +16,8 @@ const BACKOFF_FIRST_MS = 1_000;
 const BACKOFF_MAX_MS = 30_000;
 /** A connection no publish used for this long is closed (registrations go, credentials change). */
 const IDLE_MS = 10 * 60_000;
+/** How often a publish looks for idle connections: not each one, which would walk every broker's. */
+const SWEEP_MS = 60_000;
 
 /** What a kind's pool needs: how to open a connection, and how to close one. */
 export interface Connector<C> {
@@ -51,9 +53,16 @@ export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal, what: 
       reject(new PublishError('timeout', `no answer from the broker while ${what}`));
     if (signal.aborted) abort();
     signal.addEventListener('abort', abort, { once: true });
-    promise
-      .then(resolve, (err: unknown) => reject(publishErrorOf(err)))
-      .finally(() => signal.removeEventListener('abort', abort));
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', abort);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', abort);
+        reject(publishErrorOf(err));
+      },
+    );
   });
 }
 
@@ -67,6 +76,7 @@ export class ConnectionPool<C> {
   readonly #entries = new Map<string, Entry<C>>();
   readonly #connector: Connector<C>;
   #closed = false;
+  #sweptAt = 0;
 
   constructor(connector: Connector<C>) {
     this.#connector = connector;
@@ -76,7 +86,7 @@ export class ConnectionPool<C> {
   acquire(target: BrokerTarget, signal: AbortSignal): Promise<C> {
     if (this.#closed) return Promise.reject(new PublishError('connect', 'the publisher is closed'));
     const now = Date.now();
-    this.#closeIdle(now);
+    if (now - this.#sweptAt >= SWEEP_MS) this.#closeIdle(now);
     const key = keyOf(target);
     let entry = this.#entries.get(key);
     if (entry === undefined) {
@@ -128,6 +138,7 @@ export class ConnectionPool<C> {
   }
 
   #closeIdle(now: number): void {
+    this.#sweptAt = now;
     for (const [key, entry] of this.#entries) {
       if (entry.usedAt > now - IDLE_MS || entry.opening !== undefined) continue;
       this.#entries.delete(key);

@@ -116,12 +116,12 @@ export class PreparedOperations {
       const priced = await steps.limits.price(args);
       if (priced && 'refused' in priced) return priced.refused;
       const jit = (execution: ExecutionArgs) => runCompiled(operation.compiled, execution);
-      const execute = async () =>
-        (await (priced
-          ? steps.limits.execute(args, priced.cost, jit)
-          : jit(args))) as SerializedResult;
+      const execute = (): unknown =>
+        priced ? steps.limits.execute(args, priced.cost, jit) : jit(args);
       const { storageCaller } = context;
-      const result = await (storageCaller ? asCaller(storageCaller, execute) : execute());
+      const result = (await (storageCaller
+        ? asCaller(storageCaller, execute)
+        : execute())) as SerializedResult;
       return result.errors ? { ...result, errors: result.errors.map(steps.mask) } : result;
     } catch (err) {
       return { errors: thrownErrors(err, steps.mask) };

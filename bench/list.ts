@@ -12,6 +12,7 @@
 //   data set is loaded afresh into its database, clipgate_bench_list unless --database names
 //   another one (about 10 s).
 import { createHash } from 'node:crypto';
+import os from 'node:os';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { Pool } from 'undici';
@@ -49,6 +50,9 @@ const seedStart = Date.now();
 const { db, accessoryIds } = await loadActivities(databaseUrl, ACCESSORIES, PER_ACCESSORY);
 const total = (await db.pool.query<{ n: string }>('SELECT count(*) AS n FROM activities')).rows[0]!
   .n;
+console.log(
+  `Node ${process.version} (the service's and the baselines'), ${os.loadavg()[0]!.toFixed(2)} load average`,
+);
 console.log(
   `data set: ${total} activities over ${accessoryIds.length} accessories (ready in ${((Date.now() - seedStart) / 1000).toFixed(1)} s)`,
 );

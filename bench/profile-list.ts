@@ -9,6 +9,8 @@
 //   npm run bench:list -- --database clipgate_bench_list     # loads the data set once
 //   npx tsx bench/profile-list.ts [--page graphql|graphql-hash|rest] [--seconds 5] [--concurrency 16]
 //   (graphql-hash: the GraphQL page by its SHA-256, Apollo's persisted queries, registered first)
+//   [--warmup 3] seconds before the measured ones, which alone the profile summary counts;
+//   [--keep FILE] writes that profile (with `pages` and `busyMs`) for a comparison of two runs
 //   BENCH_DATABASE_URL as for bench:list; --database names the loaded database.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
@@ -22,11 +24,41 @@ import { benchServer, listingEnv, readerToken } from './lib/dataset.ts';
 import { cpuMs, fmt, load, startServer } from './lib/load.ts';
 import { printProfile, type CpuProfile } from './lib/profile.ts';
 
+/** A V8 CPU profile with its samples: the node of each and the µs since the one before. */
+interface SampledProfile extends CpuProfile {
+  startTime: number;
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/**
+ * Keeps, as each node's hit count, only the samples taken between `from` and `to` (µs on the
+ * monotonic clock): the measured load, without start-up and warm-up. Its busy time, in ms.
+ */
+function measuredOnly(profile: SampledProfile, from: number, to: number): { busyMs: number } {
+  const hits = new Map<number, number>();
+  let at = profile.startTime;
+  let busy = 0;
+  const idle = new Set(
+    profile.nodes.filter((n) => n.callFrame.functionName === '(idle)').map((n) => n.id),
+  );
+  profile.samples.forEach((id, i) => {
+    at += profile.timeDeltas[i]!;
+    if (at < from || at > to) return;
+    hits.set(id, (hits.get(id) ?? 0) + 1);
+    if (!idle.has(id)) busy += profile.timeDeltas[i]!;
+  });
+  for (const node of profile.nodes) node.hitCount = hits.get(node.id) ?? 0;
+  return { busyMs: busy / 1000 };
+}
+
 const { values } = parseArgs({
   options: {
     page: { type: 'string', default: 'graphql' },
     seconds: { type: 'string', default: '5' },
     concurrency: { type: 'string', default: '16' },
+    warmup: { type: 'string', default: '3' },
+    keep: { type: 'string' },
     database: { type: 'string', default: 'clipgate_bench_list' },
   },
 });
@@ -82,10 +114,13 @@ const page = async (i: number) => {
     throw new Error(`${res.statusCode} ${text}`);
 };
 const concurrency = Number(values.concurrency);
-await load(concurrency, 1000, page, 0); // warm-up
+await load(concurrency, Number(values.warmup) * 1000, page, 0);
 allocated = 0;
 const cpuBefore = cpuMs(service.child.pid!);
+// The measured seconds on the monotonic clock, which V8's profile timestamps share (µs).
+const measuredFrom = Number(process.hrtime.bigint() / 1000n);
 const result = await load(concurrency, Number(values.seconds) * 1000, page, 0);
+const measuredTo = Number(process.hrtime.bigint() / 1000n);
 const cpuPerPage = (cpuMs(service.child.pid!) - cpuBefore) / result.requests;
 const allocatedPerPage = allocated / result.requests;
 await http.close();
@@ -99,12 +134,19 @@ console.log(
 
 // The service process writes one profile; tsx's own loader process may write another.
 const files = await fs.readdir(profileDir);
-let profile: CpuProfile | undefined;
+let profile: SampledProfile | undefined;
 for (const file of files) {
-  const p = JSON.parse(await fs.readFile(path.join(profileDir, file), 'utf8')) as CpuProfile;
+  const p = JSON.parse(await fs.readFile(path.join(profileDir, file), 'utf8')) as SampledProfile;
   if (!profile || p.nodes.length > profile.nodes.length) profile = p;
 }
 await fs.rm(profileDir, { recursive: true, force: true });
 if (!profile) throw new Error('no CPU profile written');
-console.log('\nstart-up included, so run 10 s or more');
+const { busyMs } = measuredOnly(profile, measuredFrom, measuredTo);
+console.log(
+  `\nthe measured seconds only (no start-up, no warm-up): ${((busyMs * 1000) / result.requests).toFixed(0)} µs of sampled busy time per page`,
+);
 printProfile(profile);
+if (values.keep) {
+  await fs.writeFile(values.keep, JSON.stringify({ ...profile, pages: result.requests, busyMs }));
+  console.log(`the profile, measured seconds only, with its pages: ${values.keep}`);
+}

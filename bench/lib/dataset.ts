@@ -62,8 +62,9 @@ export const readerToken = (): Promise<string> =>
 
 /**
  * The service's environment for listing benches on the database at `url`: development tokens,
- * no retention sweep during the run, and no rate limits or execution shares (one token drives
- * the whole load: per-client limits would measure 429s and queueing instead).
+ * no retention sweep during the run, and no rate limits, execution shares or pool shares (one
+ * token drives the whole load: per-client limits would measure 429s and queueing instead; its
+ * share of a pool, DATABASE_POOL_SHARE, would hold 16 clients to 3 of the 10 connections).
  */
 export const listingEnv = (url: URL): Record<string, string> => ({
   DATABASE_URL: url.toString(),
@@ -73,4 +74,5 @@ export const listingEnv = (url: URL): Record<string, string> => ({
   RETENTION_SWEEP_MS: '86400000',
   RATE_LIMIT_RPS: '0',
   GRAPHQL_MAX_COST_IN_FLIGHT: '0',
+  DATABASE_POOL_SHARE: '10',
 });

@@ -211,6 +211,24 @@ function checkDocument(hash: string, document: unknown): string | { operations: 
 }
 
 /**
+ * A request's parameters with its document's text in `query` (its hash resolved, the trusted
+ * documents checked); a refusal is thrown as the GraphQL error Yoga answers.
+ */
+export function withDocument<P extends DocumentRequest>(
+  documents: PersistedDocuments,
+  params: P,
+  clientId: string,
+): P {
+  let query: string | undefined;
+  try {
+    query = documents.resolve(params, clientId);
+  } catch (err) {
+    throw err instanceof AppError ? requestError(err) : err;
+  }
+  return query !== undefined && query !== params.query ? { ...params, query } : params;
+}
+
+/**
  * Yoga's side: a request's hash is replaced by its document's text before Yoga parses it (which
  * its parser and validation caches, and graphql-jit, then do once per document).
  */
@@ -219,13 +237,8 @@ export function persistedDocuments(
 ): Plugin<object, { caller?: { principal: { clientId: string } } }> {
   return {
     onParams({ params, setParams, context }) {
-      let query: string | undefined;
-      try {
-        query = documents.resolve(params, context.caller!.principal.clientId);
-      } catch (err) {
-        throw err instanceof AppError ? requestError(err) : err;
-      }
-      if (query !== undefined && query !== params.query) setParams({ ...params, query });
+      const resolved = withDocument(documents, params, context.caller!.principal.clientId);
+      if (resolved !== params) setParams(resolved);
     },
   };
 }

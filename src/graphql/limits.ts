@@ -222,10 +222,52 @@ export function costCache(max: number): typeof operationCost {
   };
 }
 
+/** What an operation's arguments say of its price (envelop's `args` of onExecute). */
+export interface PricedArgs {
+  schema: GraphQLSchema;
+  document: DocumentNode;
+  variableValues?: Record<string, unknown> | null;
+  operationName?: string | null;
+  contextValue?: unknown;
+}
+
+/**
+ * An operation's price: its cost, taken from its caller's budget; its refusal (over the limit or
+ * the budget), which is its result; or undefined when its cost cannot be computed (execution
+ * reports what is wrong with it).
+ */
+export type Priced = { cost: number } | { refused: { errors: GraphQLError[] } } | undefined;
+
+type Executor = (
+  execution: ExecutionArgs,
+) => Promise<ExecutionResult | AsyncIterable<ExecutionResult>> | ExecutionResult;
+
+/**
+ * The limits of GraphQL operations: the plugins of Yoga's envelop (graphql-armor's checks, and the
+ * cost: priced before it runs, executed in its caller's share, settled after), and the two steps
+ * of the cost for the prepared plain POSTs (./prepared.ts), which run them without envelop.
+ */
+export interface OperationLimits {
+  plugins: Plugin[];
+  /** Prices an operation and takes its cost from its caller's budget. */
+  price(args: PricedArgs): Promise<Priced>;
+  /**
+   * Executes a priced operation with `executeFn` once its caller's share has room for it (or
+   * where `elsewhere` sends it), metered, and settles what it cost (in `extensions.cost`); a live
+   * query's `update` takes its cost again first.
+   */
+  execute(
+    execution: ExecutionArgs,
+    cost: number,
+    executeFn: Executor,
+    update?: boolean,
+  ): Promise<ExecutionResult | AsyncIterable<ExecutionResult>>;
+}
+
 export function operationLimits(
   config: LimitsConfig['graphql'],
   refusals: LimitRefusals,
-): Plugin[] {
+): OperationLimits {
   // graphql-armor reports "limit of N exceeded, found M": keep its wording, add the details.
   const reject =
     (limit: string, max: number) => (ctx: ValidationContext | null, error: GraphQLError) => {
@@ -249,16 +291,7 @@ export function operationLimits(
   });
 
   const cachedCost = costCache(config.maxCost);
-  const checkCost = async (
-    args: {
-      schema: GraphQLSchema;
-      document: DocumentNode;
-      variableValues?: Record<string, unknown> | null;
-      operationName?: string | null;
-      contextValue?: unknown;
-    },
-    stop: (result: { errors: GraphQLError[] }) => void,
-  ): Promise<number | undefined> => {
+  const price = async (args: PricedArgs): Promise<Priced> => {
     const cost = cachedCost(
       args.schema,
       args.document,
@@ -269,80 +302,94 @@ export function operationLimits(
     if (cost === undefined) return undefined;
     if (cost <= config.maxCost) {
       const overBudget = await refusals.charge(args.contextValue, cost);
-      if (!overBudget) return cost;
-      stop({ errors: [overBudget] });
-      return undefined;
+      return overBudget ? { refused: { errors: [overBudget] } } : { cost };
     }
     refusals.refused();
-    stop({
-      errors: [
-        limitError(
-          'GRAPHQL_MAX_COST',
-          config.maxCost,
-          `GRAPHQL_MAX_COST: the operation costs ${cost}, more than ${config.maxCost}; ask for smaller pages (first/last) or fewer fields`,
-          cost,
-        ),
-      ],
-    });
-    return undefined;
+    return {
+      refused: {
+        errors: [
+          limitError(
+            'GRAPHQL_MAX_COST',
+            config.maxCost,
+            `GRAPHQL_MAX_COST: the operation costs ${cost}, more than ${config.maxCost}; ask for smaller pages (first/last) or fewer fields`,
+            cost,
+          ),
+        ],
+      },
+    };
   };
 
-  return [
-    maxTokensPlugin(armor('GRAPHQL_MAX_TOKENS', config.maxTokens)),
-    maxAliasesPlugin(armor('GRAPHQL_MAX_ALIASES', config.maxAliases)),
-    maxDepthPlugin({ ...armor('GRAPHQL_MAX_DEPTH', config.maxDepth), ignoreIntrospection: true }),
-    {
-      // After graphql-jit's hook (yoga.ts), so that `executeFn` is the one that will run.
-      onExecute: async ({ args, executeFn, setExecuteFn, setResultAndStopExecution }) => {
-        const cost = await checkCost(args, setResultAndStopExecution);
-        if (cost === undefined) return;
-        // A live query executes again through this function: the first execution was charged
-        // with the operation, each later one takes its cost again. Each settles what it cost.
-        let first = true;
-        setExecuteFn(async (execution) => {
-          const context = execution.contextValue as object;
-          const update = !first;
-          first = false;
-          if (update) await refusals.again(context, cost);
-          const meter: Meter = { estimated: 0, measured: 0, databaseMs: 0 };
-          meters.set(context, meter);
-          const end = await refusals.begin(context, cost);
-          const caller = currentCaller();
-          const run = () => refusals.elsewhere?.(execution, cost) ?? executeFn(execution);
-          let result;
-          try {
-            result = await (caller
-              ? asCaller(
-                  meteredCaller(caller, (ms) => (meter.databaseMs += ms)),
-                  run,
-                )
-              : run());
-          } finally {
-            end();
-          }
-          if (isAsyncIterable(result)) return result;
-          const actual = actualCost(cost, meter, config.unpricedDatabaseMs);
-          if (update) {
-            // A live query's update carries no cost: only a difference is settled.
-            if (actual !== cost) await refusals.settle(context, cost, actual);
-            return result;
-          }
-          const settling = refusals.settle(context, cost, actual);
-          const left = settling && (await settling);
-          if (!left) return result;
-          return {
-            ...result,
-            extensions: {
-              ...result.extensions,
-              cost: { requestedQueryCost: cost, actualQueryCost: actual, throttleStatus: left },
-            },
-          };
-        });
+  const execute = async (
+    execution: ExecutionArgs,
+    cost: number,
+    executeFn: Executor,
+    update = false,
+  ): Promise<ExecutionResult | AsyncIterable<ExecutionResult>> => {
+    const context = execution.contextValue as object;
+    if (update) await refusals.again(context, cost);
+    const meter: Meter = { estimated: 0, measured: 0, databaseMs: 0 };
+    meters.set(context, meter);
+    const end = await refusals.begin(context, cost);
+    const caller = currentCaller();
+    const run = () => refusals.elsewhere?.(execution, cost) ?? executeFn(execution);
+    let result;
+    try {
+      result = await (caller
+        ? asCaller(
+            meteredCaller(caller, (ms) => (meter.databaseMs += ms)),
+            run,
+          )
+        : run());
+    } finally {
+      end();
+    }
+    if (isAsyncIterable(result)) return result;
+    const actual = actualCost(cost, meter, config.unpricedDatabaseMs);
+    if (update) {
+      // A live query's update carries no cost: only a difference is settled.
+      if (actual !== cost) await refusals.settle(context, cost, actual);
+      return result;
+    }
+    const settling = refusals.settle(context, cost, actual);
+    const left = settling && (await settling);
+    if (!left) return result;
+    return {
+      ...result,
+      extensions: {
+        ...result.extensions,
+        cost: { requestedQueryCost: cost, actualQueryCost: actual, throttleStatus: left },
       },
-      // A subscription runs for as long as it is subscribed: it takes no share.
-      onSubscribe: async ({ args, setResultAndStopExecution }) => {
-        await checkCost(args, setResultAndStopExecution);
+    };
+  };
+
+  return {
+    price,
+    execute,
+    plugins: [
+      maxTokensPlugin(armor('GRAPHQL_MAX_TOKENS', config.maxTokens)),
+      maxAliasesPlugin(armor('GRAPHQL_MAX_ALIASES', config.maxAliases)),
+      maxDepthPlugin({ ...armor('GRAPHQL_MAX_DEPTH', config.maxDepth), ignoreIntrospection: true }),
+      {
+        // After graphql-jit's hook (yoga.ts), so that `executeFn` is the one that will run.
+        onExecute: async ({ args, executeFn, setExecuteFn, setResultAndStopExecution }) => {
+          const priced = await price(args);
+          if (priced === undefined) return;
+          if ('refused' in priced) return setResultAndStopExecution(priced.refused);
+          // A live query executes again through this function: the first execution was charged
+          // with the operation, each later one takes its cost again. Each settles what it cost.
+          let first = true;
+          setExecuteFn((execution) => {
+            const update = !first;
+            first = false;
+            return execute(execution, priced.cost, executeFn as Executor, update);
+          });
+        },
+        // A subscription runs for as long as it is subscribed: it takes no share.
+        onSubscribe: async ({ args, setResultAndStopExecution }) => {
+          const priced = await price(args);
+          if (priced && 'refused' in priced) setResultAndStopExecution(priced.refused);
+        },
       },
-    },
-  ];
+    ],
+  };
 }

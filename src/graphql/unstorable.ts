@@ -28,13 +28,10 @@ function inDocument(document: DocumentNode): UnstorableString | undefined {
  * the variable's or argument's path, before it runs (over HTTP, SSE and WebSocket alike): such a
  * string would otherwise reach a statement and fail there as an internal error.
  */
-export function refuseUnstorableStrings(): Plugin {
+export function refuseUnstorableStrings(): { plugin: Plugin; check: UnstorableCheck } {
   /** Per parsed document (Yoga caches them): its literals are checked once. */
   const documents = new WeakMap<DocumentNode, UnstorableString | null>();
-  const check = (args: {
-    document: DocumentNode;
-    variableValues?: Record<string, unknown> | null;
-  }): GraphQLError | undefined => {
+  const check: UnstorableCheck = (args) => {
     let found = documents.get(args.document);
     if (found === undefined) {
       found = inDocument(args.document) ?? null;
@@ -52,13 +49,23 @@ export function refuseUnstorableStrings(): Plugin {
     });
   };
   return {
-    onExecute({ args, setResultAndStopExecution }) {
-      const error = check(args);
-      if (error) setResultAndStopExecution({ errors: [error] });
+    plugin: {
+      onExecute({ args, setResultAndStopExecution }) {
+        const error = check(args);
+        if (error) setResultAndStopExecution({ errors: [error] });
+      },
+      onSubscribe({ args, setResultAndStopExecution }) {
+        const error = check(args);
+        if (error) setResultAndStopExecution({ errors: [error] });
+      },
     },
-    onSubscribe({ args, setResultAndStopExecution }) {
-      const error = check(args);
-      if (error) setResultAndStopExecution({ errors: [error] });
-    },
+    // The check itself, for the prepared plain POSTs (./prepared.ts), which run without envelop.
+    check,
   };
 }
+
+/** The refusal of an operation carrying an unstorable string; undefined when it carries none. */
+export type UnstorableCheck = (args: {
+  document: DocumentNode;
+  variableValues?: Record<string, unknown> | null;
+}) => GraphQLError | undefined;

@@ -9,6 +9,7 @@ import {
   processRegularResult,
   type GraphQLParams,
   type Plugin,
+  type YogaInitialContext,
 } from 'graphql-yoga';
 import { errorStatus, type AppError, type ErrorCode, type ErrorDetails } from '../errors.ts';
 import {
@@ -31,7 +32,8 @@ import { asCaller, type Caller } from '../storage/tenancy.ts';
 import { graphqlTracing, inOperationSpan } from '../telemetry/graphql.ts';
 import { activeTracer } from '../telemetry/tracing.ts';
 import { graphqlContext, type GraphQLContext } from './builder.ts';
-import { persistedDocuments, type PersistedDocuments } from './documents.ts';
+import { persistedDocuments, withDocument, type PersistedDocuments } from './documents.ts';
+import { PreparedOperations } from './prepared.ts';
 import { requestError, toGraphQLError } from './errors.ts';
 import { operationLimits } from './limits.ts';
 import type { LiveRequest } from './live.ts';
@@ -72,32 +74,87 @@ export function createGraphQL(
   const ended = () => undefined;
   const { minCost } = services.config.graphqlWorkers;
   const { live } = services.config;
-  return createYoga<ServerContext, GraphQLContext>({
+  const limits = operationLimits(services.config.limits.graphql, {
+    refused: () => services.metrics.refusals.inc({ reason: 'too_costly' }),
+    // An HTTP request's own token is taken with its operation's cost, in one check.
+    charge: async (context, cost) => {
+      const { principal, uncounted, answer } = context as GraphQLContext & HttpOperation;
+      const taken = await services.rateLimiter.take(principal, {
+        request: uncounted?.take() ?? false,
+        cost,
+      });
+      try {
+        answerRequest(services, taken.request, answer);
+      } catch (err) {
+        return requestError(err as AppError);
+      }
+      if (!taken.cost) return undefined;
+      if (taken.cost.allowed) {
+        charged.set(context as object, taken.cost);
+        return undefined;
+      }
+      services.metrics.refusals.inc({ reason: 'rate_limited' });
+      return requestError(rateLimited(taken.cost, cost));
+    },
+    settle: (context, requested, actual) => {
+      const { principal } = context as GraphQLContext;
+      if (!services.rateLimiter.costPolicy(principal)) return undefined;
+      // Nothing to settle (no field measured other than it asked): what the charge left,
+      // without another call to the budget's store.
+      const left = charged.get(context as object);
+      if (actual === requested && left) return Promise.resolve(throttleStatus(left));
+      return services.rateLimiter
+        .settle(principal, actual - requested)
+        .then((settled) => settled && throttleStatus(settled));
+    },
+    // Waits for the budget, until the live query's last client has left (its signal).
+    again: async (context, cost) => {
+      const { principal, signal } = context as GraphQLContext;
+      for (;;) {
+        const { cost: taken } = await services.rateLimiter.take(principal, {
+          request: false,
+          cost,
+        });
+        if (!taken || taken.allowed) return;
+        await sleep(taken.retryAfterMs, undefined, { signal });
+      }
+    },
+    begin: async (context, cost) => {
+      const { principal } = context as GraphQLContext;
+      const left = await services.admission.enter(principal);
+      const share = (await shares?.acquire(callerOf(principal), cost)) ?? ended;
+      return () => {
+        share();
+        left();
+      };
+    },
+    // The costly queries, off the event loop that serves every other request.
+    elsewhere: (execution, cost) =>
+      workers &&
+      cost >= minCost &&
+      getOperationAST(execution.document, execution.operationName)?.operation === 'query'
+        ? workers.run(execution, (execution.contextValue as GraphQLContext).principal)
+        : undefined,
+  });
+  const unstorable = refuseUnstorableStrings();
+  const mask = maskError(services);
+  const prepared = new PreparedOperations({
+    params: (params, context) =>
+      withDocument(documents, params, (context as ServerContext).caller!.principal.clientId),
+    context: (initial) => operationContext(initial as ServerContext & YogaInitialContext),
+    unstorable: unstorable.check,
+    limits,
+    mask,
+  });
+  const yoga = createYoga<ServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
     // GraphiQL is served before Yoga runs, from the service's own files (graphiql.ts).
     graphiql: false,
     logging: false,
-    // Called once per operation, also for each operation of a WebSocket connection (counted
-    // by the WebSocket adapter when it subscribes).
-    context: ({ request, res, wsContext, caller, uncounted, storageCaller }) =>
-      // A WebSocket operation has no request of its own (and no Idempotency-Key); its live
-      // transport came with it (ws.ts). Every HTTP request Yoga executes came through
-      // graphqlHandler, which gave it its caller (only a CORS preflight did not, and Yoga answers
-      // that itself); its subscriptions run over SSE.
-      wsContext
-        ? { ...graphqlContext(wsContext), storageCaller }
-        : {
-            ...graphqlContext(caller!, request.headers.get('idempotency-key') ?? undefined),
-            // `signal` stays the server context's own getter (graphqlHandler): made when read.
-            uncounted,
-            answer: res,
-            storageCaller: answerCaller(caller!.principal, res),
-            liveTransport: 'sse' as const,
-            openLive: (live: LiveRequest) => openSse(caller!, res, live),
-          },
-    maskedErrors: { maskError: maskError(services) },
+    context: operationContext,
+    maskedErrors: { maskError: mask },
     // The same body limit as REST (413), applied where the body is read (graphqlHandler).
     maxRequestBodySize: false,
     plugins: [
@@ -108,7 +165,7 @@ export function createGraphQL(
       persistedDocuments(documents),
       countRequestsNoOperationTook(services),
       // Before anything is charged or runs.
-      refuseUnstorableStrings(),
+      unstorable.plugin,
       ...(tracer ? [graphqlTracing(tracer)] : []),
       // Compiles each operation once into a specialized function: several times faster than the
       // generic executor on the listing pages.
@@ -119,73 +176,14 @@ export function createGraphQL(
         {
           enableIf: (args) =>
             getOperationAST(args.document, args.operationName)?.operation !== 'subscription',
+          // Shared with the prepared plain POSTs, which run the queries it compiled.
+          cache: prepared.compiled,
         },
       ),
       // A live event is executed once per selection for all the WebSocket subscribers of its stream.
       sharedEventResults(),
       // After graphql-jit: the cost plugin wraps the executor that runs.
-      ...operationLimits(services.config.limits.graphql, {
-        refused: () => services.metrics.refusals.inc({ reason: 'too_costly' }),
-        // An HTTP request's own token is taken with its operation's cost, in one check.
-        charge: async (context, cost) => {
-          const { principal, uncounted, answer } = context as GraphQLContext & HttpOperation;
-          const taken = await services.rateLimiter.take(principal, {
-            request: uncounted?.take() ?? false,
-            cost,
-          });
-          try {
-            answerRequest(services, taken.request, answer);
-          } catch (err) {
-            return requestError(err as AppError);
-          }
-          if (!taken.cost) return undefined;
-          if (taken.cost.allowed) {
-            charged.set(context as object, taken.cost);
-            return undefined;
-          }
-          services.metrics.refusals.inc({ reason: 'rate_limited' });
-          return requestError(rateLimited(taken.cost, cost));
-        },
-        settle: (context, requested, actual) => {
-          const { principal } = context as GraphQLContext;
-          if (!services.rateLimiter.costPolicy(principal)) return undefined;
-          // Nothing to settle (no field measured other than it asked): what the charge left,
-          // without another call to the budget's store.
-          const left = charged.get(context as object);
-          if (actual === requested && left) return Promise.resolve(throttleStatus(left));
-          return services.rateLimiter
-            .settle(principal, actual - requested)
-            .then((settled) => settled && throttleStatus(settled));
-        },
-        // Waits for the budget, until the live query's last client has left (its signal).
-        again: async (context, cost) => {
-          const { principal, signal } = context as GraphQLContext;
-          for (;;) {
-            const { cost: taken } = await services.rateLimiter.take(principal, {
-              request: false,
-              cost,
-            });
-            if (!taken || taken.allowed) return;
-            await sleep(taken.retryAfterMs, undefined, { signal });
-          }
-        },
-        begin: async (context, cost) => {
-          const { principal } = context as GraphQLContext;
-          const left = await services.admission.enter(principal);
-          const share = (await shares?.acquire(callerOf(principal), cost)) ?? ended;
-          return () => {
-            share();
-            left();
-          };
-        },
-        // The costly queries, off the event loop that serves every other request.
-        elsewhere: (execution, cost) =>
-          workers &&
-          cost >= minCost &&
-          getOperationAST(execution.document, execution.operationName)?.operation === 'query'
-            ? workers.run(execution, (execution.contextValue as GraphQLContext).principal)
-            : undefined,
-      }),
+      ...limits.plugins,
       // Each execution's statements are its caller's, also a live query's executions again.
       asTheCaller(),
       // Last: a live query (`query @live`) executes again through the executor wrapped above.
@@ -203,9 +201,44 @@ export function createGraphQL(
       }),
     ],
   });
+  preparedOf.set(yoga, prepared);
+  return yoga;
 }
 
-export type GraphQLServer = ReturnType<typeof createGraphQL>;
+export type GraphQLServer = ReturnType<typeof createYoga<ServerContext, GraphQLContext>>;
+
+/** The prepared plain POSTs of each GraphQL server (./prepared.ts), for graphqlHandler. */
+const preparedOf = new WeakMap<GraphQLServer, PreparedOperations>();
+
+/**
+ * What an operation's context adds to its server context: Yoga's `context`, called once per
+ * operation, also for each operation of a WebSocket connection (counted by the WebSocket adapter
+ * when it subscribes), and by the prepared plain POSTs.
+ */
+function operationContext({
+  request,
+  res,
+  wsContext,
+  caller,
+  uncounted,
+  storageCaller,
+}: ServerContext & YogaInitialContext) {
+  // A WebSocket operation has no request of its own (and no Idempotency-Key); its live
+  // transport came with it (ws.ts). Every HTTP request Yoga executes came through
+  // graphqlHandler, which gave it its caller (only a CORS preflight did not, and Yoga answers
+  // that itself); its subscriptions run over SSE.
+  return wsContext
+    ? { ...graphqlContext(wsContext), storageCaller }
+    : {
+        ...graphqlContext(caller!, request.headers.get('idempotency-key') ?? undefined),
+        // `signal` stays the server context's own getter (graphqlHandler): made when read.
+        uncounted,
+        answer: res,
+        storageCaller: answerCaller(caller!.principal, res),
+        liveTransport: 'sse' as const,
+        openLive: (live: LiveRequest) => openSse(caller!, res, live),
+      };
+}
 
 /** How an error leaves the GraphQL layer: in the contract's shape (toGraphQLError), counted. */
 const maskError = (services: Services) => (error: unknown) => {
@@ -442,9 +475,9 @@ export function graphqlHandler(
         return (signal ??= closeSignal(res));
       },
     };
-    const params = caller && plainParams(req, documents);
-    const serve = params
-      ? () => answerPlainPost(yoga, mask, services, context, params)
+    const plain = caller && plainParams(req, documents);
+    const serve = plain
+      ? () => answerPlainPost(yoga, mask, services, context, plain, preparedOf.get(yoga)!)
       : () => yoga(req, res, context);
     await (caller ? asCaller(answerCaller(caller.principal, res), serve) : serve());
     return pathname;
@@ -468,7 +501,7 @@ const isObjectOrNull = (value: unknown) => typeof value === 'object' && !Array.i
 function plainParams(
   req: http.IncomingMessage,
   documents: PersistedDocuments,
-): GraphQLParams | undefined {
+): { params: GraphQLParams; text: string } | undefined {
   const { headers } = req;
   const body = (req as { body?: unknown }).body;
   if (req.method !== 'POST' || !Buffer.isBuffer(body) || headers.origin !== undefined) return;
@@ -497,7 +530,7 @@ function plainParams(
   const text = typeof query === 'string' ? query : typeof hash === 'string' && documents.text(hash);
   if (query != null && typeof query !== 'string') return;
   if (!text || /subscription|@live/.test(text)) return;
-  return params as GraphQLParams;
+  return { params: params as GraphQLParams, text };
 }
 
 /**
@@ -532,7 +565,8 @@ class PlainPost {
 /**
  * Answers a plain JSON POST (plainParams) through Yoga's operation pipeline (its parameter
  * hooks, envelop, the execution-result hooks), as Yoga's handler would, without its fetch
- * layer: no Request or Response objects. The result is answered as Yoga's JSON result processor
+ * layer: no Request or Response objects; an operation that pipeline ran before, untraced, by
+ * its prepared steps (./prepared.ts). The result is answered as Yoga's JSON result processor
  * answers it: a result without errors as 200 JSON, written with its head in one write; any
  * other through Yoga's own processor (its status, headers and body).
  */
@@ -541,15 +575,25 @@ async function answerPlainPost(
   mask: (error: unknown) => GraphQLError,
   services: Services,
   context: ServerContext,
-  params: GraphQLParams,
+  { params, text }: { params: GraphQLParams; text: string },
+  prepared: PreparedOperations,
 ): Promise<void> {
   const request = new PlainPost(context.req, context) as unknown as Request;
   let result: Awaited<ReturnType<GraphQLServer['getResultForParams']>>;
+  const tracer = activeTracer();
+  // Traced, Yoga's instrumentation makes the operation's spans: Yoga's pipeline whole.
+  const operation = !tracer && prepared.find(text, params.operationName);
   try {
-    // In its operation's span, as Yoga's instrumentation runs it (telemetry/graphql.ts).
-    const tracer = activeTracer();
-    const operation = () => yoga.getResultForParams({ params, request }, context);
-    result = await (tracer ? inOperationSpan(tracer, operation) : operation());
+    if (operation) {
+      result = await prepared.run(operation, params, request, context);
+    } else {
+      // In its operation's span, as Yoga's instrumentation runs it (telemetry/graphql.ts).
+      const run = () => yoga.getResultForParams({ params, request }, context);
+      result = await (tracer ? inOperationSpan(tracer, run) : run());
+      if (result && !isAsyncIterable(result) && !result.errors?.length) {
+        prepared.learn(text, params.operationName);
+      }
+    }
   } catch (err) {
     // Yoga answers an error its parameter hooks throw as the only error, masked.
     result = { errors: [mask(err)] };

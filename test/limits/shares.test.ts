@@ -54,7 +54,7 @@ describe('the cost plugin', () => {
     shares: CostShares,
     run: () => Promise<unknown>,
   ): Promise<{ result?: unknown; error?: unknown }> {
-    const plugins = operationLimits(
+    const { plugins } = operationLimits(
       {
         maxAliases: 30,
         maxDepth: 12,

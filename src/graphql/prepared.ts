@@ -43,7 +43,7 @@ export interface PreparedSteps {
 
 /**
  * Plain JSON POSTs of operations Yoga has run before, run again without Yoga's request pipeline
- * and envelop's per-request composition (decision 0170). The first plain POST of a document (by
+ * and envelop's per-request composition (decision 0157). The first plain POST of a document (by
  * its text and operation name) goes through Yoga whole; once it executed without errors, its
  * document is known to parse and validate (the schema, the rules and the limits do not change),
  * and graphql-jit has compiled it. The next ones run the hooks an operation of it goes through,

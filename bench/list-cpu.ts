@@ -10,14 +10,12 @@
 //     [--seconds 2] [--warmup 4] [--pages rest,graphql,hash] [--env NAME=value,...]
 //   A checkout is a directory with its own node_modules (a `git worktree` of another commit);
 //   `@NAME=value;...` sets its service's environment, --env every service's.
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { Pool } from 'undici';
-import { benchServer, listingEnv, readerToken } from './lib/dataset.ts';
-import { cpuMs, load } from './lib/load.ts';
+import { benchServer, listingEnv, readerToken, seededAccessories } from './lib/dataset.ts';
+import { cpuMs, load, startServer } from './lib/load.ts';
 
 const { values } = parseArgs({
   options: {
@@ -33,12 +31,7 @@ const { values } = parseArgs({
 });
 const databaseUrl = benchServer();
 databaseUrl.pathname = `/${values.database}`;
-const db = new pg.Client({ connectionString: databaseUrl.toString() });
-await db.connect();
-const accessoryIds = (
-  await db.query<{ id: string }>("SELECT id FROM accessories WHERE device_id LIKE 'seed-camera-%'")
-).rows.map((r) => r.id);
-await db.end();
+const accessoryIds = await seededAccessories(databaseUrl);
 const extraEnv = Object.fromEntries(
   values.env
     .split(',')
@@ -70,21 +63,12 @@ async function start(spec: string) {
       .filter(Boolean)
       .map((kv) => kv.split('=') as [string, string]),
   );
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: dir,
-    env: { ...process.env, ...listingEnv(databaseUrl), ...extraEnv, ...ownEnv },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    let buffer = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      buffer += chunk.toString();
-      const m = /"port":(\d+)/.exec(buffer);
-      if (m) resolve(Number(m[1]));
-    });
-    child.once('exit', (code) => reject(new Error(`${dir} exited with ${code}`)));
-  });
-  child.stdout!.resume();
+  const { port, child } = await startServer(
+    'src/main.ts',
+    { ...listingEnv(databaseUrl), ...extraEnv, ...ownEnv },
+    [],
+    dir,
+  );
   const http = new Pool(`http://127.0.0.1:${port}`, { connections: concurrency });
   const page = (kind: string) => async (i: number) => {
     const [p, body] = bodies[kind]!(i);

@@ -18,9 +18,8 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { Pool } from 'undici';
-import { benchServer, listingEnv, readerToken } from './lib/dataset.ts';
+import { benchServer, listingEnv, readerToken, seededAccessories } from './lib/dataset.ts';
 import { cpuMs, fmt, load, startServer } from './lib/load.ts';
 import { printProfile, type CpuProfile } from './lib/profile.ts';
 
@@ -64,13 +63,7 @@ const { values } = parseArgs({
 });
 const databaseUrl = benchServer();
 databaseUrl.pathname = `/${values.database}`;
-const db = new pg.Client({ connectionString: databaseUrl.toString() });
-await db.connect();
-const accessoryIds = (
-  await db.query<{ id: string }>("SELECT id FROM accessories WHERE device_id LIKE 'seed-camera-%'")
-).rows.map((r) => r.id);
-await db.end();
-if (accessoryIds.length === 0) throw new Error(`no data set in ${values.database}: run bench:list`);
+const accessoryIds = await seededAccessories(databaseUrl);
 
 const token = await readerToken();
 const PAGE = `query Page($id: ID!, $after: String) { accessory(id: $id) { activities(first: 20, after: $after) {

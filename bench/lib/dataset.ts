@@ -76,3 +76,18 @@ export const listingEnv = (url: URL): Record<string, string> => ({
   GRAPHQL_MAX_COST_IN_FLIGHT: '0',
   DATABASE_POOL_SHARE: '10',
 });
+
+/** The accessories of the listing benches' data set in `url` (made by `bench:list`). */
+export async function seededAccessories(url: URL): Promise<string[]> {
+  const db = new pg.Client({ connectionString: url.toString() });
+  await db.connect();
+  try {
+    const { rows } = await db.query<{ id: string }>(
+      "SELECT id FROM accessories WHERE device_id LIKE 'seed-camera-%'",
+    );
+    if (rows.length === 0) throw new Error(`no data set in ${url.pathname}: run bench:list`);
+    return rows.map((r) => r.id);
+  } finally {
+    await db.end();
+  }
+}

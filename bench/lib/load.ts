@@ -50,19 +50,19 @@ export const fmt = (r: LoadResult) =>
   `${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50.toFixed(2).padStart(6)} ms  p99 ${r.p99.toFixed(2).padStart(6)} ms`;
 
 /**
- * Starts a Node child process running a TypeScript file; resolves once it prints
- * `{"port":N}`-bearing JSON. BENCH_SERVICE_DIR names another checkout (a worktree of an older
- * commit, with its own node_modules) whose `src/main.ts` runs instead of this one's: the same
- * bench, before and after a change, in one session.
+ * Starts a Node child process running a TypeScript file in `cwd`; resolves once it prints
+ * `{"port":N}`-bearing JSON. By default BENCH_SERVICE_DIR names another checkout (a worktree of
+ * an older commit, with its own node_modules) whose `src/main.ts` runs instead of this one's: the
+ * same bench, before and after a change, in one session.
  */
 export async function startServer(
   file: string,
   env: Record<string, string>,
   nodeArgs: string[] = [],
+  cwd = file === 'src/main.ts' ? process.env.BENCH_SERVICE_DIR : undefined,
 ): Promise<{ port: number; child: ChildProcess; stop: () => Promise<void> }> {
-  const elsewhere = file === 'src/main.ts' ? process.env.BENCH_SERVICE_DIR : undefined;
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', file], {
-    cwd: elsewhere,
+    cwd,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

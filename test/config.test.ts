@@ -52,6 +52,17 @@ describe('loadConfig', () => {
     }
   });
 
+  it('takes WEBHOOK_REPLAY_RATE from 1 to 100000 a second, and refuses others naming it', () => {
+    expect(loadConfig({}).webhook.replayRate).toBe(100);
+    expect(loadConfig({ WEBHOOK_REPLAY_RATE: '1' }).webhook.replayRate).toBe(1);
+    expect(loadConfig({ WEBHOOK_REPLAY_RATE: '100000' }).webhook.replayRate).toBe(100_000);
+    for (const value of ['0', '100001', '-5', '2.5', 'fast']) {
+      expect(() => loadConfig({ WEBHOOK_REPLAY_RATE: value }), value).toThrow(
+        /^WEBHOOK_REPLAY_RATE must be/,
+      );
+    }
+  });
+
   it('takes LIVE_QUERY_MIN_INTERVAL_MS from 50 to 60000 ms, and refuses others naming it', () => {
     expect(loadConfig({}).live.queryMinIntervalMs).toBe(1000);
     expect(loadConfig({ LIVE_QUERY_MIN_INTERVAL_MS: '50' }).live.queryMinIntervalMs).toBe(50);

@@ -54,7 +54,10 @@ export interface ServerContext {
   uncounted?: UncountedRequest;
   /** A graphql-ws connection, authenticated once in connection_init (graphql/ws.ts). */
   wsContext?: RequestContext<Services>;
-  /** Whom an operation's database work is for: its HTTP request's caller, or its WebSocket's. */
+  /**
+   * Whom an operation's database work is for: its HTTP request's caller (graphqlHandler's, once
+   * authenticated), or its WebSocket's.
+   */
   storageCaller?: Caller;
   /** An HTTP request's: aborted once its answer closes; made when first read (closeSignal). */
   signal?: AbortSignal;
@@ -71,7 +74,6 @@ export function createGraphQL(
   const shares = maxCostInFlight > 0 ? new CostShares(maxCostInFlight) : undefined;
   /** What an operation's charge left of its caller's cost budget, by its context. */
   const charged = new WeakMap<object, RateDecision>();
-  const ended = () => undefined;
   const { minCost } = services.config.graphqlWorkers;
   const { live } = services.config;
   const limits = operationLimits(services.config.limits.graphql, {
@@ -119,15 +121,18 @@ export function createGraphQL(
         await sleep(taken.retryAfterMs, undefined, { signal });
       }
     },
-    begin: async (context, cost) => {
-      const { principal } = context as GraphQLContext;
-      const left = await services.admission.enter(principal);
-      const share = (await shares?.acquire(callerOf(principal), cost)) ?? ended;
-      return () => {
-        share();
-        left();
-      };
-    },
+    // Without shares of the instance's cost, the caller's admission alone.
+    begin: shares
+      ? async (context, cost) => {
+          const { principal } = context as GraphQLContext;
+          const left = await services.admission.enter(principal);
+          const share = await shares.acquire(callerOf(principal), cost);
+          return () => {
+            share();
+            left();
+          };
+        }
+      : (context) => services.admission.enter((context as GraphQLContext).principal),
     // The costly queries, off the event loop that serves every other request.
     elsewhere: (execution, cost) =>
       workers &&
@@ -234,7 +239,8 @@ function operationContext({
         // `signal` stays the server context's own getter (graphqlHandler): made when read.
         uncounted,
         answer: res,
-        storageCaller: answerCaller(caller!.principal, res),
+        // graphqlHandler's: the request's statements and its operation's are one caller's.
+        storageCaller,
         liveTransport: 'sse' as const,
         openLive: (live: LiveRequest) => openSse(caller!, res, live),
       };
@@ -282,18 +288,19 @@ function countRequestsNoOperationTook(services: Services): Plugin<object, Server
   };
 }
 
-/** Takes the token of a request whose operation took none: the refusal, if it has none left. */
-async function takeUncounted(
+/**
+ * Takes the token of a request whose operation took none: the refusal, if it has none left.
+ * Undefined at once when there is none to take (its operation took it).
+ */
+function takeUncounted(
   services: Services,
   { caller, uncounted, res }: ServerContext,
-): Promise<ExecutionResult | undefined> {
+): Promise<ExecutionResult | undefined> | undefined {
   if (!caller || !uncounted?.take()) return undefined;
-  try {
-    await takeRequest(services, caller, res);
-    return undefined;
-  } catch (err) {
-    return { errors: [requestError(err as AppError)] };
-  }
+  return takeRequest(services, caller, res).then(
+    () => undefined,
+    (err: unknown) => ({ errors: [requestError(err as AppError)] }),
+  );
 }
 
 /**
@@ -466,11 +473,13 @@ export function graphqlHandler(
       answerRequest(services, await services.rateLimiter.refusedAlready(caller.principal), res);
     if (req.method === 'POST') await readBody(req, maxBodyBytes);
     let signal: AbortSignal | undefined;
+    const storageCaller = caller && answerCaller(caller.principal, res);
     const context: ServerContext = {
       req,
       res,
       caller,
       uncounted: caller && new UncountedRequest(),
+      storageCaller,
       get signal() {
         return (signal ??= closeSignal(res));
       },
@@ -479,7 +488,7 @@ export function graphqlHandler(
     const serve = plain
       ? () => answerPlainPost(yoga, mask, services, context, plain, preparedOf.get(yoga)!)
       : () => yoga(req, res, context);
-    await (caller ? asCaller(answerCaller(caller.principal, res), serve) : serve());
+    await (storageCaller ? asCaller(storageCaller, serve) : serve());
     return pathname;
   };
 }
@@ -598,7 +607,8 @@ async function answerPlainPost(
     // Yoga answers an error its parameter hooks throw as the only error, masked.
     result = { errors: [mask(err)] };
   }
-  result = (await takeUncounted(services, context)) ?? result;
+  const uncounted = takeUncounted(services, context);
+  if (uncounted) result = (await uncounted) ?? result;
   const { res } = context;
   if (result && !isAsyncIterable(result) && !result.errors?.length && !result.extensions?.http) {
     // graphql-jit's serializer of the compiled query, as Yoga's processor uses it.

@@ -291,7 +291,7 @@ export function operationLimits(
   });
 
   const cachedCost = costCache(config.maxCost);
-  const price = async (args: PricedArgs): Promise<Priced> => {
+  const price = (args: PricedArgs): Promise<Priced> => {
     const cost = cachedCost(
       args.schema,
       args.document,
@@ -299,13 +299,14 @@ export function operationLimits(
       args.operationName ?? undefined,
     );
     // Unknown: execution reports what is wrong with the operation.
-    if (cost === undefined) return undefined;
+    if (cost === undefined) return Promise.resolve(undefined);
     if (cost <= config.maxCost) {
-      const overBudget = await refusals.charge(args.contextValue, cost);
-      return overBudget ? { refused: { errors: [overBudget] } } : { cost };
+      return refusals
+        .charge(args.contextValue, cost)
+        .then((overBudget) => (overBudget ? { refused: { errors: [overBudget] } } : { cost }));
     }
     refusals.refused();
-    return {
+    return Promise.resolve({
       refused: {
         errors: [
           limitError(
@@ -316,7 +317,7 @@ export function operationLimits(
           ),
         ],
       },
-    };
+    });
   };
 
   const execute = async (

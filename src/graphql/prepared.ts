@@ -115,14 +115,20 @@ export class PreparedOperations {
       if (unstorable) return { errors: [unstorable] };
       const priced = await steps.limits.price(args);
       if (priced && 'refused' in priced) return priced.refused;
-      const jit = (execution: ExecutionArgs) => runCompiled(operation.compiled, execution);
+      // graphql-jit's compiled query, as its envelop plugin runs it.
+      const jit = ({ rootValue, contextValue, variableValues }: ExecutionArgs) =>
+        operation.compiled.query(rootValue, contextValue, variableValues) as
+          ExecutionResult | Promise<ExecutionResult>;
       const execute = (): unknown =>
         priced ? steps.limits.execute(args, priced.cost, jit) : jit(args);
       const { storageCaller } = context;
       const result = (await (storageCaller
         ? asCaller(storageCaller, execute)
         : execute())) as SerializedResult;
-      return result.errors ? { ...result, errors: result.errors.map(steps.mask) } : result;
+      if (result.errors) return { ...result, errors: result.errors.map(steps.mask) };
+      // Its serializer, as graphql-jit's envelop plugin hands it with the result.
+      result.stringify = operation.compiled.stringify;
+      return result;
     } catch (err) {
       return { errors: thrownErrors(err, steps.mask) };
     }
@@ -131,23 +137,6 @@ export class PreparedOperations {
 
 const key = (text: string, operationName: string | null | undefined) =>
   `${operationName ?? ''}\n${text}`;
-
-/** graphql-jit's compiled query on an execution's arguments, as its envelop plugin runs it. */
-function runCompiled(
-  compiled: Compiled,
-  execution: ExecutionArgs,
-): SerializedResult | Promise<SerializedResult> {
-  const serialized = (result: SerializedResult) => {
-    result.stringify = compiled.stringify;
-    return result;
-  };
-  const result = compiled.query(
-    execution.rootValue,
-    execution.contextValue,
-    execution.variableValues,
-  ) as SerializedResult | Promise<SerializedResult>;
-  return result instanceof Promise ? result.then(serialized) : serialized(result);
-}
 
 /** The errors of a thrown error as Yoga's handleParams answers them (its handleError). */
 function thrownErrors(err: unknown, mask: (error: unknown) => GraphQLError): GraphQLError[] {

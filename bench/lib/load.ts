@@ -66,6 +66,10 @@ export async function startServer(
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  // A bench that fails leaves no service behind to load the machine.
+  const kill = () => child.kill();
+  process.once('exit', kill);
+  child.once('exit', () => process.off('exit', kill));
   const port = await new Promise<number>((resolve, reject) => {
     let buffer = '';
     child.stdout!.on('data', (chunk: Buffer) => {

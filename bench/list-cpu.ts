@@ -36,7 +36,7 @@ const extraEnv = Object.fromEntries(
   values.env
     .split(',')
     .filter(Boolean)
-    .map((kv) => kv.split('=') as [string, string]),
+    .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)] as [string, string]),
 );
 const token = await readerToken();
 const PAGE = `query Page($id: ID!, $after: String) { accessory(id: $id) { activities(first: 20, after: $after) {
@@ -61,7 +61,7 @@ async function start(spec: string) {
     own
       .split(';')
       .filter(Boolean)
-      .map((kv) => kv.split('=') as [string, string]),
+      .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)] as [string, string]),
   );
   const { port, child } = await startServer(
     'src/main.ts',

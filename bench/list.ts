@@ -4,8 +4,9 @@
 // days by hour, beside the same keyset query straight through pg (the limit: no HTTP, no
 // GraphQL; as text, and prepared as the service runs it), served by a bare Node HTTP handler,
 // and HTTP alone, with the ratios, all measured in this one run. Beside each rate, the serving
-// process's CPU time per request; and the service's CPU per page of REST, GraphQL and GraphQL by
-// hash in rounds of short runs (--cpu-rounds), whose ratios are what a loaded machine moves least.
+// process's CPU time per request, PostgreSQL's (a local server's processes) and the load's (this
+// process); and the service's CPU per page of REST, GraphQL and GraphQL by hash in rounds of short
+// runs (--cpu-rounds), whose ratios are what a loaded machine moves least.
 //
 //   npm run bench:list [-- --seconds 5 --concurrency 16 --warmup 3 --cpu-rounds 7]
 //   BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) names the server; the
@@ -26,7 +27,15 @@ import {
   loadActivities,
   readerToken,
 } from './lib/dataset.ts';
-import { cpuMs, fmt, load, startServer, type LoadResult } from './lib/load.ts';
+import {
+  cpuMs,
+  fmt,
+  load,
+  ownCpuMs,
+  postgresCpuMs,
+  startServer,
+  type LoadResult,
+} from './lib/load.ts';
 
 const { values } = parseArgs({
   options: {
@@ -87,11 +96,17 @@ const WARM_UP_MS = Number(values.warmup) * 1000;
 const results: Record<string, LoadResult> = {};
 /** The serving process's CPU time per request of each figure, in ms (user and system). */
 const cpuPerRequest: Record<string, number> = {};
-const report = (name: string, r: LoadResult, cpu?: number) => {
+/** PostgreSQL's and the load's (this process's) CPU time per request of each figure, in ms. */
+const otherCpu: Record<string, { postgres: number; load: number }> = {};
+const micros = (ms: number) => `${(ms * 1000).toFixed(0).padStart(5)} µs`;
+const report = (name: string, r: Measured, cpu?: number) => {
   results[name] = r;
+  otherCpu[name] = r;
   if (cpu !== undefined) cpuPerRequest[name] = cpu;
-  const perRequest = cpu === undefined ? '' : `  CPU ${(cpu * 1000).toFixed(0).padStart(5)} µs/req`;
-  console.log(`${name.padEnd(28)} ${fmt(r)}${perRequest}`);
+  const server = cpu === undefined ? '' : `  CPU ${micros(cpu)}/req`;
+  console.log(
+    `${name.padEnd(28)} ${fmt(r)}${server}  (PostgreSQL ${micros(r.postgres)}, load ${micros(r.load)})`,
+  );
 };
 
 const token = await readerToken();
@@ -109,13 +124,32 @@ async function drive(
   await http.close();
 }
 
-/** A load run and the CPU time the process `pid` spent over it per request, in ms. */
+/** A load run and the CPU time each process spent over it per request, in ms. */
+interface Measured extends LoadResult {
+  /** PostgreSQL's processes on this machine (0 for a remote server). */
+  postgres: number;
+  /** This process: the load's clients, and for the pg figures the query's client too. */
+  load: number;
+}
+
+/** A load run, with the CPU time PostgreSQL and this process spent over it per request. */
+async function measured(run: () => Promise<LoadResult>): Promise<Measured> {
+  const before = { postgres: postgresCpuMs(), load: ownCpuMs() };
+  const result = await run();
+  return {
+    ...result,
+    postgres: (postgresCpuMs() - before.postgres) / result.requests,
+    load: (ownCpuMs() - before.load) / result.requests,
+  };
+}
+
+/** A load run, with the CPU time the process `pid` (the server) spent over it per request too. */
 async function perRequestCpu(
   pid: number,
   run: () => Promise<LoadResult>,
-): Promise<LoadResult & { cpu: number }> {
+): Promise<Measured & { cpu: number }> {
   const before = cpuMs(pid);
-  const result = await run();
+  const result = await measured(run);
   return { ...result, cpu: (cpuMs(pid) - before) / result.requests };
 }
 
@@ -285,15 +319,19 @@ const KEYSET = `SELECT activity_id, start_time, end_time, relevance_level FROM a
   WHERE accessory_id = $1 AND activity_id < $2 ORDER BY activity_id DESC LIMIT 21`;
 report(
   'pg keyset query, first',
-  await load(concurrency, duration, async (i) => {
-    await direct.query(KEYSET, [pick(i), '99999999T999999Z']);
-  }),
+  await measured(() =>
+    load(concurrency, duration, async (i) => {
+      await direct.query(KEYSET, [pick(i), '99999999T999999Z']);
+    }),
+  ),
 );
 report(
   'pg keyset query, deep',
-  await load(concurrency, duration, async (i) => {
-    await direct.query(KEYSET, [pick(i), deepStart.get(pick(i))]);
-  }),
+  await measured(() =>
+    load(concurrency, duration, async (i) => {
+      await direct.query(KEYSET, [pick(i), deepStart.get(pick(i))]);
+    }),
+  ),
 );
 await direct.end();
 const prepared = new pg.Pool({
@@ -311,15 +349,19 @@ const keysetPage = (i: number, start?: string) =>
   });
 report(
   'pg keyset statement, prepared, first',
-  await load(concurrency, duration, async (i) => {
-    await keysetPage(i);
-  }),
+  await measured(() =>
+    load(concurrency, duration, async (i) => {
+      await keysetPage(i);
+    }),
+  ),
 );
 report(
   'pg keyset statement, prepared, deep',
-  await load(concurrency, duration, async (i) => {
-    await keysetPage(i, deepStart.get(pick(i)));
-  }),
+  await measured(() =>
+    load(concurrency, duration, async (i) => {
+      await keysetPage(i, deepStart.get(pick(i)));
+    }),
+  ),
 );
 await prepared.end();
 await db.close();
@@ -332,6 +374,12 @@ const ceiling = () => {
   const q = results['pg keyset statement, prepared, first']!.rps;
   return (h / (h + q)).toFixed(2);
 };
+/**
+ * The most pages a second one service process could answer at the CPU it spent per page (its
+ * event loop runs on one core), as a share of the keyset query alone.
+ */
+const loopCeiling = (page: string) =>
+  (1000 / cpuPerRequest[page]! / results['pg keyset query, first']!.rps).toFixed(2);
 const spread = (a: string) => (results[a]!.p99 / results[a]!.p50).toFixed(2);
 console.log(`
 ratios (target in brackets); the targets were set against the keyset query as text through pg
@@ -347,6 +395,7 @@ ratios (target in brackets); the targets were set against the keyset query as te
   REST / prepared statement throughput      ${ratio('REST first page', 'pg keyset statement, prepared, first', (r) => r.rps)}
   GraphQL / prepared statement throughput   ${ratio('GraphQL first page', 'pg keyset statement, prepared, first', (r) => r.rps)}
   HTTP alone + the statement, one after the other on these cores: ${ceiling()} of the statement alone
+  one event loop at its CPU per page, REST / keyset query: ${loopCeiling('REST first page')}; GraphQL: ${loopCeiling('GraphQL first page')}
   REST first page p99 / p50                 ${spread('REST first page')}  [<= 2.2; bare pg+HTTP ${spread('bare pg + HTTP first page')}]
   GraphQL first page p99 / p50              ${spread('GraphQL first page')}  [<= 2.2]
   REST deep / first page p50 latency        ${ratio('REST page 10,000 deep', 'REST first page', (r) => r.p50)}  [<= 1.1]

@@ -64,7 +64,8 @@ export const readerToken = (): Promise<string> =>
  * The service's environment for listing benches on the database at `url`: development tokens,
  * no retention sweep during the run, and no rate limits, execution shares or pool shares (one
  * token drives the whole load: per-client limits would measure 429s and queueing instead; its
- * share of a pool, DATABASE_POOL_SHARE, would hold 16 clients to 3 of the 10 connections).
+ * share of a pool, DATABASE_POOL_SHARE, would hold 16 clients to 3 of the 10 connections), and
+ * no shedding (a machine loaded by other work would turn pages into 503s).
  */
 export const listingEnv = (url: URL): Record<string, string> => ({
   DATABASE_URL: url.toString(),
@@ -75,6 +76,7 @@ export const listingEnv = (url: URL): Record<string, string> => ({
   RATE_LIMIT_RPS: '0',
   GRAPHQL_MAX_COST_IN_FLIGHT: '0',
   DATABASE_POOL_SHARE: '10',
+  OVERLOAD_LAG_MS: '0',
 });
 
 /** The accessories of the listing benches' data set in `url` (made by `bench:list`). */

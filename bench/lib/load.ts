@@ -1,5 +1,5 @@
 import { fork, spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 
@@ -66,6 +66,10 @@ export async function startServer(
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  // A bench that fails leaves no service behind to load the machine.
+  const kill = () => child.kill();
+  process.once('exit', kill);
+  child.once('exit', () => process.off('exit', kill));
   const port = await new Promise<number>((resolve, reject) => {
     let buffer = '';
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -94,6 +98,30 @@ export const met = (ok: boolean): string => (ok ? 'met' : 'missed');
 export function cpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/**
+ * CPU time so far, in ms, of the PostgreSQL server processes on this machine (0 where none runs
+ * here): what the database spent, read beside a run's requests. A process gone since the reading
+ * before takes its time with it, so a run's connections must stay open over it.
+ */
+export function postgresCpuMs(): number {
+  let sum = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8') === 'postgres\n') sum += cpuMs(Number(pid));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return sum;
+}
+
+/** This process's CPU time so far, in ms (user and system). */
+export function ownCpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
 }
 
 /**

@@ -58,6 +58,37 @@ export const ACTIVITY_COLUMNS = `accessory_id AS "accessoryId", activity_id AS "
   end_time AS "endTime", playback_duration AS "playbackDuration", relevance_level AS "relevanceLevel",
   motion_zones AS "motionZones", object_locations AS "objectLocations"`;
 
+/** A row of ACTIVITY_COLUMNS read as an array, in their order. */
+type ActivityRow = [
+  accessoryId: string,
+  activityId: string,
+  startTime: Date,
+  endTime: Date | null,
+  playbackDuration: number | null,
+  relevanceLevel: number,
+  motionZones: string[],
+  objectLocations: number[],
+];
+
+/**
+ * The activities a statement of ACTIVITY_COLUMNS reads. Its rows come as arrays and become
+ * records of one shape here: pg builds each row object key by key from a prototype-less
+ * template, which V8 cannot keep to one shape, and every read of such a row pays for it.
+ */
+async function queryActivities(pool: pg.Pool, config: pg.QueryConfig): Promise<ActivityRecord[]> {
+  const { rows } = await pool.query<ActivityRow>({ ...config, rowMode: 'array' });
+  return rows.map((r) => ({
+    accessoryId: r[0],
+    activityId: r[1],
+    startTime: r[2],
+    endTime: r[3],
+    playbackDuration: r[4],
+    relevanceLevel: r[5],
+    motionZones: r[6],
+    objectLocations: r[7],
+  }));
+}
+
 /** The columns of `StoredActivity` (./plan.ts): the write path's view of a row. */
 export const STORED_COLUMNS = `${ACTIVITY_COLUMNS}, created_at AS "createdAt", updated_at AS "updatedAt", sequence`;
 
@@ -112,7 +143,7 @@ export async function queryPage(pool: pg.Pool, q: PageQuery): Promise<Page> {
   const order = q.scanDirectionNewer ? 'DESC' : 'ASC';
   const sql = `SELECT ${ACTIVITY_COLUMNS} FROM activities WHERE ${where.join(' AND ')}
     ORDER BY activity_id ${order}, accessory_id ${order} LIMIT ${p.param(q.limit + 1)}`;
-  const { rows } = await pool.query<ActivityRecord>(statements.query(sql, p.values));
+  const rows = await queryActivities(pool, statements.query(sql, p.values));
   const more = rows.length > q.limit;
   if (more) rows.pop();
   if (!q.scanDirectionNewer) rows.reverse();
@@ -246,7 +277,8 @@ export async function queryOne(
   activityId: string,
   floor: string,
 ): Promise<ActivityRecord | undefined> {
-  const { rows } = await pool.query<ActivityRecord>(
+  const rows = await queryActivities(
+    pool,
     statements.query(
       `SELECT ${ACTIVITY_COLUMNS} FROM activities WHERE accessory_id = $1 AND activity_id = $2 AND activity_id >= $3`,
       [accessoryId, activityId, floor],
@@ -262,7 +294,8 @@ export async function queryMany(
   floor: string,
 ): Promise<ActivityRecord[]> {
   if (keys.length === 0) return [];
-  const { rows } = await pool.query<ActivityRecord>(
+  return queryActivities(
+    pool,
     statements.query(
       `SELECT ${ACTIVITY_COLUMNS} FROM activities
         WHERE (accessory_id, activity_id) IN (SELECT * FROM unnest($1::uuid[], $2::text[]))
@@ -270,5 +303,4 @@ export async function queryMany(
       [keys.map((k) => k.accessoryId), keys.map((k) => k.activityId), floor],
     ),
   );
-  return rows;
 }

@@ -22,7 +22,7 @@ import {
 import { throttleStatus } from '../limits/cost.ts';
 import { callerOf, rateLimited, type RateDecision } from '../limits/rate.ts';
 import { CostShares } from '../limits/shares.ts';
-import { declaredLength } from '../http/body.ts';
+import { declaredLength, readBodyBytes } from '../http/body.ts';
 import { closeSignal } from '../http/close-signal.ts';
 import { sendText } from '../http/json.ts';
 import type { HttpHandler } from '../http/handler.ts';
@@ -433,17 +433,9 @@ async function readBody(req: http.IncomingMessage, limit: number): Promise<void>
     tooLarge.add(req);
     return;
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) {
-      tooLarge.add(req);
-      return;
-    }
-    chunks.push(chunk);
-  }
-  if (size > 0) Object.assign(req, { body: Buffer.concat(chunks, size) });
+  const body = await readBodyBytes(req, limit);
+  if (!body) tooLarge.add(req);
+  else if (body.length > 0) Object.assign(req, { body });
 }
 
 /**

@@ -23,12 +23,19 @@ export function toAppError(err: unknown): AppError {
   return databaseAnswer(err) ?? new AppError('INTERNAL', 'internal error');
 }
 
+/** A path that URL parsing leaves as it is: no dot segments, escapes, fragment or backslash. */
+const PLAIN_PATH = /^\/[\w\-~/]*$/;
+
 /**
  * The path of a request target. An origin-form target is a path even when it starts with `//`
  * (which `new URL(target, base)` would read as a host, and throw on); anything unparsable is
  * kept as it came, for no route to match.
  */
 export function requestPath(target = '/'): string {
+  // Most targets are a plain path, perhaps with a query: that is its pathname, with no URL parsed.
+  const query = target.indexOf('?');
+  const path = query === -1 ? target : target.slice(0, query);
+  if (PLAIN_PATH.test(path)) return path;
   try {
     return new URL(
       target.startsWith('/') ? `http://localhost${target}` : target,

@@ -3,6 +3,9 @@ import pg from 'pg';
 export const TIMESTAMPTZ = 1184;
 const parseAny = pg.types.getTypeParser(TIMESTAMPTZ, 'text') as (text: string) => Date;
 
+/** What a fraction of 0, 1, 2 or 3 digits counts in milliseconds per unit. */
+const MILLISECONDS_PER = [0, 100, 10, 1];
+
 /** The number the decimal digits `text[from, to)` spell, NaN if one is not a digit. */
 function digits(text: string, from: number, to: number): number {
   let n = 0;
@@ -30,7 +33,7 @@ export function parseTimestamptz(text: string): Date {
     (n === 22 || (n >= 24 && n <= 29 && text.charCodeAt(19) === 46)) // .fraction
   ) {
     // Milliseconds: the fraction's first three digits (pg's parser truncates the same way).
-    const places = Math.min(Math.max(n - 23, 0), 3);
+    const places = n === 22 ? 0 : Math.min(n - 23, 3);
     const time = Date.UTC(
       digits(text, 0, 4),
       digits(text, 5, 7) - 1,
@@ -38,7 +41,7 @@ export function parseTimestamptz(text: string): Date {
       digits(text, 11, 13),
       digits(text, 14, 16),
       digits(text, 17, 19),
-      digits(text, 20, 20 + places) * 10 ** (3 - places),
+      digits(text, 20, 20 + places) * MILLISECONDS_PER[places]!,
     );
     // Years below 1000 (a leading 0) go to pg's parser: Date.UTC reads 0-99 as 19xx.
     if (!Number.isNaN(time) && text.charCodeAt(0) !== 48) return new Date(time);

@@ -151,16 +151,15 @@ async function activitiesJson(
   extraFields: readonly ExtraField[] | undefined,
 ) {
   const extra = new Set(extraFields);
+  if (!extra.has('media')) return activities.map((a) => activityJson(a, extra));
+  const byAccessory = new Map<string, string[]>();
+  for (const a of activities) {
+    byAccessory.set(a.accessoryId, [...(byAccessory.get(a.accessoryId) ?? []), a.activityId]);
+  }
   const urls = new Map<string, MediaUrls | null>();
-  if (extra.has('media')) {
-    const byAccessory = new Map<string, string[]>();
-    for (const a of activities) {
-      byAccessory.set(a.accessoryId, [...(byAccessory.get(a.accessoryId) ?? []), a.activityId]);
-    }
-    for (const [accessoryId, activityIds] of byAccessory) {
-      const found = await lookup.urlsFor(accessoryId, activityIds);
-      for (const [activityId, media] of found) urls.set(`${accessoryId}/${activityId}`, media);
-    }
+  for (const [accessoryId, activityIds] of byAccessory) {
+    const found = await lookup.urlsFor(accessoryId, activityIds);
+    for (const [activityId, media] of found) urls.set(`${accessoryId}/${activityId}`, media);
   }
   return activities.map((a) =>
     activityJson(a, extra, urls.get(`${a.accessoryId}/${a.activityId}`) ?? null),

@@ -33,6 +33,7 @@ import {
   load,
   ownCpuMs,
   postgresCpuMs,
+  postgresCpuSince,
   startServer,
   type LoadResult,
 } from './lib/load.ts';
@@ -119,7 +120,10 @@ async function drive(
   request: (http: Pool, i: number) => Promise<void>,
 ) {
   const http = new Pool(`http://127.0.0.1:${port}`, { connections: concurrency });
-  const run = await perRequestCpu(pid, () => load(concurrency, duration, (i) => request(http, i)));
+  const run = await measured(
+    (measuring) => load(concurrency, duration, (i) => request(http, i), undefined, measuring),
+    pid,
+  );
   report(name, run, run.cpu);
   await http.close();
 }
@@ -132,25 +136,24 @@ interface Measured extends LoadResult {
   load: number;
 }
 
-/** A load run, with the CPU time PostgreSQL and this process spent over it per request. */
-async function measured(run: () => Promise<LoadResult>): Promise<Measured> {
-  const before = { postgres: postgresCpuMs(), load: ownCpuMs() };
-  const result = await run();
+/**
+ * A load run, with the CPU time PostgreSQL and this process spent over its measured part per
+ * request: `run` calls the function it is given as that part begins (load's `measuring`).
+ */
+async function measured(
+  run: (measuring: () => void) => Promise<LoadResult>,
+  pid?: number,
+): Promise<Measured & { cpu: number }> {
+  let before = { postgres: new Map<number, number>(), load: 0, server: 0 };
+  const result = await run(() => {
+    before = { postgres: postgresCpuMs(), load: ownCpuMs(), server: pid ? cpuMs(pid) : 0 };
+  });
   return {
     ...result,
-    postgres: (postgresCpuMs() - before.postgres) / result.requests,
+    postgres: postgresCpuSince(before.postgres) / result.requests,
     load: (ownCpuMs() - before.load) / result.requests,
+    cpu: pid ? (cpuMs(pid) - before.server) / result.requests : 0,
   };
-}
-
-/** A load run, with the CPU time the process `pid` (the server) spent over it per request too. */
-async function perRequestCpu(
-  pid: number,
-  run: () => Promise<LoadResult>,
-): Promise<Measured & { cpu: number }> {
-  const before = cpuMs(pid);
-  const result = await measured(run);
-  return { ...result, cpu: (cpuMs(pid) - before) / result.requests };
 }
 
 /**
@@ -237,17 +240,18 @@ const TEXT = 'GraphQL first page';
 const BY_HASH = 'GraphQL first page, by hash';
 const rounds: Record<typeof REST | typeof TEXT | typeof BY_HASH, number>[] = [];
 for (let round = 0; round < Number(values['cpu-rounds']); round++) {
-  const measured = { [REST]: 0, [TEXT]: 0, [BY_HASH]: 0 };
+  const perPage = { [REST]: 0, [TEXT]: 0, [BY_HASH]: 0 };
   for (const name of [REST, TEXT, BY_HASH] as const) {
     const http = new Pool(`http://127.0.0.1:${service.port}`, { connections: concurrency });
-    const run = await perRequestCpu(service.child.pid!, () =>
-      load(concurrency, duration / 2, (i) => pages[name]!(http, i), 0),
+    const run = await measured(
+      (measuring) => load(concurrency, duration / 2, (i) => pages[name]!(http, i), 0, measuring),
+      service.child.pid!,
     );
-    measured[name] = run.cpu;
+    perPage[name] = run.cpu;
     await http.close();
   }
-  rounds.push(measured);
-  const micro = (name: keyof typeof measured) => `${(measured[name] * 1000).toFixed(0)} µs`;
+  rounds.push(perPage);
+  const micro = (name: keyof typeof perPage) => `${(perPage[name] * 1000).toFixed(0)} µs`;
   console.log(
     `CPU per page, round ${round + 1}      REST ${micro(REST)}, GraphQL ${micro(TEXT)}, by hash ${micro(BY_HASH)}`,
   );
@@ -319,18 +323,30 @@ const KEYSET = `SELECT activity_id, start_time, end_time, relevance_level FROM a
   WHERE accessory_id = $1 AND activity_id < $2 ORDER BY activity_id DESC LIMIT 21`;
 report(
   'pg keyset query, first',
-  await measured(() =>
-    load(concurrency, duration, async (i) => {
-      await direct.query(KEYSET, [pick(i), '99999999T999999Z']);
-    }),
+  await measured((measuring) =>
+    load(
+      concurrency,
+      duration,
+      async (i) => {
+        await direct.query(KEYSET, [pick(i), '99999999T999999Z']);
+      },
+      undefined,
+      measuring,
+    ),
   ),
 );
 report(
   'pg keyset query, deep',
-  await measured(() =>
-    load(concurrency, duration, async (i) => {
-      await direct.query(KEYSET, [pick(i), deepStart.get(pick(i))]);
-    }),
+  await measured((measuring) =>
+    load(
+      concurrency,
+      duration,
+      async (i) => {
+        await direct.query(KEYSET, [pick(i), deepStart.get(pick(i))]);
+      },
+      undefined,
+      measuring,
+    ),
   ),
 );
 await direct.end();
@@ -349,18 +365,30 @@ const keysetPage = (i: number, start?: string) =>
   });
 report(
   'pg keyset statement, prepared, first',
-  await measured(() =>
-    load(concurrency, duration, async (i) => {
-      await keysetPage(i);
-    }),
+  await measured((measuring) =>
+    load(
+      concurrency,
+      duration,
+      async (i) => {
+        await keysetPage(i);
+      },
+      undefined,
+      measuring,
+    ),
   ),
 );
 report(
   'pg keyset statement, prepared, deep',
-  await measured(() =>
-    load(concurrency, duration, async (i) => {
-      await keysetPage(i, deepStart.get(pick(i)));
-    }),
+  await measured((measuring) =>
+    load(
+      concurrency,
+      duration,
+      async (i) => {
+        await keysetPage(i, deepStart.get(pick(i)));
+      },
+      undefined,
+      measuring,
+    ),
   ),
 );
 await prepared.end();

@@ -12,13 +12,15 @@ export interface LoadResult {
 
 /**
  * A closed-loop load: `concurrency` workers each issue the next request as soon as the previous
- * one is answered, for `durationMs` after a short warm-up. Latencies in milliseconds.
+ * one is answered, for `durationMs` after a short warm-up. Latencies in milliseconds. `measuring`
+ * is called as the measured part begins (after the warm-up), for readings of CPU time.
  */
 export async function load(
   concurrency: number,
   durationMs: number,
   request: (i: number) => Promise<void>,
   warmupMs = 1000,
+  measuring?: () => void,
 ): Promise<LoadResult> {
   const latencies: number[] = [];
   let counter = 0;
@@ -31,6 +33,7 @@ export async function load(
   };
   const warmEnd = performance.now() + warmupMs;
   await Promise.all(Array.from({ length: concurrency }, () => worker(warmEnd, false)));
+  measuring?.();
   const start = performance.now();
   const end = start + durationMs;
   await Promise.all(Array.from({ length: concurrency }, () => worker(end, true)));
@@ -101,19 +104,33 @@ export function cpuMs(pid: number): number {
 }
 
 /**
- * CPU time so far, in ms, of the PostgreSQL server processes on this machine (0 where none runs
- * here): what the database spent, read beside a run's requests. A process gone since the reading
- * before takes its time with it, so a run's connections must stay open over it.
+ * CPU time so far, in ms, of each PostgreSQL server process on this machine (none where the
+ * server runs elsewhere): what the database spent, read beside a run's requests.
  */
-export function postgresCpuMs(): number {
-  let sum = 0;
+export function postgresCpuMs(): Map<number, number> {
+  const byPid = new Map<number, number>();
   for (const pid of readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
     try {
-      if (readFileSync(`/proc/${pid}/comm`, 'utf8') === 'postgres\n') sum += cpuMs(Number(pid));
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8') === 'postgres\n') {
+        byPid.set(Number(pid), cpuMs(Number(pid)));
+      }
     } catch {
       // gone meanwhile
     }
+  }
+  return byPid;
+}
+
+/**
+ * The CPU time PostgreSQL's processes spent between two readings, in ms: of those in both (one
+ * that ended meanwhile, such as an autovacuum worker, takes its whole time with it).
+ */
+export function postgresCpuSince(before: Map<number, number>): number {
+  let sum = 0;
+  for (const [pid, ms] of postgresCpuMs()) {
+    const earlier = before.get(pid);
+    if (earlier !== undefined) sum += ms - earlier;
   }
   return sum;
 }

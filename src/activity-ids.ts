@@ -1,8 +1,10 @@
+import { isoString } from './iso-time.ts';
+
 /** Activity ids are the UTC second of creation, `YYYYMMDDTHHMMSSZ`; they sort as strings in time order. */
 const ACTIVITY_ID = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/;
 
 export function activityIdFromDate(date: Date): string {
-  return date.toISOString().slice(0, 19).replace(/[-:]/g, '') + 'Z';
+  return isoString(date).slice(0, 19).replace(/[-:]/g, '') + 'Z';
 }
 
 /** The instant an id names, or undefined if the string is not a valid id of a real date. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { timestamp, uuid } from '../schemas.ts';
 import type { FilterRow } from '../filter/index.ts';
+import { isoString } from '../iso-time.ts';
 
 /** An activity as stored: what the filter language sees, and whose it is. */
 export interface ActivityRecord extends FilterRow {
@@ -77,8 +78,8 @@ export function activityJson(
   const json: ActivityJson = {
     activityId: a.activityId,
     accessoryId: a.accessoryId,
-    startTime: a.startTime.toISOString(),
-    endTime: a.endTime?.toISOString() ?? null,
+    startTime: isoString(a.startTime),
+    endTime: a.endTime && isoString(a.endTime),
     playbackDuration: a.playbackDuration,
     relevanceLevel: a.relevanceLevel,
     inProgress: a.endTime === null,

@@ -7,6 +7,7 @@ import { requestContext, type RequestContext } from '../context.ts';
 import type { ReadServices } from '../services.ts';
 import { invalidArgument, permissionDenied } from '../errors.ts';
 import { parseTimestamp } from '../ids.ts';
+import { isoString } from '../iso-time.ts';
 import type { MediaUrlLoader } from '../media/lookup.ts';
 import { decodeGlobalId, encodeGlobalId } from './global-ids.ts';
 
@@ -142,7 +143,7 @@ export const builder = new SchemaBuilder<{
 
 builder.scalarType('DateTime', {
   description: 'An instant, as ISO 8601 with a zone; returned in UTC with `Z`.',
-  serialize: (value) => (value as Date).toISOString(),
+  serialize: (value) => isoString(value as Date),
   parseValue: (value) => {
     const date = parseTimestamp(value);
     if (!date) {

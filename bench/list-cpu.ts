@@ -61,7 +61,9 @@ async function start(spec: string) {
     own
       .split(';')
       .filter(Boolean)
-      .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)] as [string, string]),
+      .map(
+        (kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)] as [string, string],
+      ),
   );
   const { port, child } = await startServer(
     'src/main.ts',

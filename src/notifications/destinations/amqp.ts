@@ -116,7 +116,7 @@ function send(c: AmqpConnection, target: BrokerTarget, message: BrokerMessage): 
     c.channel.publish(
       exchange,
       target.topic,
-      Buffer.from(message.body),
+      message.body,
       {
         mandatory: true,
         persistent: true,

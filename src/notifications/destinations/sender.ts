@@ -24,7 +24,12 @@ export function brokerMessage(
     const value = headers[name];
     if (value !== undefined) carried[name] = value;
   }
-  return { id: webhookId, headers: carried, body: Buffer.from(body).toString('utf8') };
+  // A view of the signed bytes, not a copy: each client writes them as they are.
+  return {
+    id: webhookId,
+    headers: carried,
+    body: Buffer.from(body.buffer, body.byteOffset, body.byteLength),
+  };
 }
 
 /**

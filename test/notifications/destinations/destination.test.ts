@@ -99,7 +99,7 @@ describe('broker destinations, without I/O', () => {
     );
     expect(message).toEqual({
       id: 'evt1',
-      body: '{"a":1}',
+      body: Buffer.from('{"a":1}'),
       headers: {
         'content-type': 'application/json',
         'webhook-id': 'evt1',

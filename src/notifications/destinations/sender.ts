@@ -39,11 +39,19 @@ export function brokerMessage(
  * the attempt's time ran out (`timedOut`), 'protocol' otherwise.
  */
 export function publishResult(err: unknown, timedOut: boolean, durationMs: number): AttemptResult {
-  const result = { status: null, durationMs, responseSnippet: '' };
-  if (err === undefined) return { ...result, outcome: 'accepted', error: null, errorMessage: null };
-  const message = err instanceof Error ? err.message : String(err);
+  if (err === undefined) {
+    return {
+      outcome: 'accepted',
+      status: null,
+      error: null,
+      errorMessage: null,
+      durationMs,
+      responseSnippet: '',
+    };
+  }
+  const errorMessage = err instanceof Error ? err.message : String(err);
   const error = err instanceof PublishError ? err.errorClass : timedOut ? 'timeout' : 'protocol';
-  return { ...result, outcome: 'failed', error, errorMessage: message };
+  return { outcome: 'failed', status: null, error, errorMessage, durationMs, responseSnippet: '' };
 }
 
 /** How finely publishes share a deadline (see Deadlines). */
@@ -100,11 +108,11 @@ export function createDestinationSender(options: {
   const deadlines = new Deadlines(timeoutMs);
 
   async function publish(
-    request: AttemptRequest & Required<Pick<AttemptRequest, 'broker'>>,
+    request: AttemptRequest,
+    { kind, target }: NonNullable<AttemptRequest['broker']>,
   ): Promise<AttemptResult> {
     const started = performance.now();
     const signal = deadlines.signal(started);
-    const { kind, target } = request.broker;
     let failure: unknown;
     try {
       const headers = await notificationHeaders({
@@ -127,9 +135,7 @@ export function createDestinationSender(options: {
 
   return {
     send: (request) =>
-      request.broker === undefined
-        ? webhook.send(request)
-        : publish({ ...request, broker: request.broker }),
+      request.broker === undefined ? webhook.send(request) : publish(request, request.broker),
     async close() {
       // Closing the publishers fails what they still hold; then no deadline is waited for.
       await Promise.all([webhook.close(), ...Object.values(publishers).map((p) => p.close())]);

@@ -85,6 +85,8 @@ class Deadlines {
       this.#timers.delete(timer);
       controller.abort();
     }, DEADLINE_STEP_MS + this.#timeoutMs);
+    // What it ends holds the process already (a socket); the last step's timer alone does not.
+    timer.unref();
     this.#timers.add(timer);
     this.#current = { signal: controller.signal, startsBefore: now + DEADLINE_STEP_MS };
     return controller.signal;

@@ -81,7 +81,8 @@ export class ConnectionPool<C> {
   /**
    * The pool key last computed per URL and username, with the password it was computed for:
    * each publish to the same broker and credentials reuses it, the digest is made once (a
-   * changed password makes it anew). Forgotten with the broker's idle connections.
+   * changed password makes it anew). Cleared at every sweep for idle connections (once a
+   * minute), so that it never outgrows the brokers in use.
    */
   readonly #keys = new Map<string, { password: string | undefined; key: string }>();
   readonly #connector: Connector<C>;

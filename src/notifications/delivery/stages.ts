@@ -83,9 +83,11 @@ export function prepare(ctx: StageContext, delivery: ClaimedDelivery): Prepared 
   }
   const request = attemptRequest(delivery, keys);
   const { destination } = delivery;
-  if (destination === null) return { request };
-  const target = brokerTarget(delivery, destination, credentials);
-  return { request: { ...request, broker: { kind: destination.kind, target } } };
+  if (destination !== null) {
+    const target = brokerTarget(delivery, destination, credentials);
+    request.broker = { kind: destination.kind, target };
+  }
+  return { request };
 }
 
 /**
@@ -97,7 +99,10 @@ export const call = (
   delivery: ClaimedDelivery,
   request: AttemptRequest,
 ): Promise<AttemptResult> =>
-  traceAttempt(delivery, (traceparent) => ctx.sender.send({ ...request, traceparent }));
+  traceAttempt(delivery, (traceparent) =>
+    // Traced or not, the same request: no copy of it when tracing is off.
+    ctx.sender.send(traceparent === undefined ? request : { ...request, traceparent }),
+  );
 
 /**
  * handle: what follows the attempt (policy.ts). Success (a 2xx) is delivered. Failure: a 410

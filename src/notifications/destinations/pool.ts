@@ -67,13 +67,24 @@ export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal, what: 
 }
 
 /** The pool key of a target: a digest, so that no password is a map key. */
-const keyOf = ({ url, username, password }: BrokerTarget) =>
+const digestOf = ({ url, username, password }: BrokerTarget) =>
   createHash('sha256')
     .update(JSON.stringify([url, username ?? null, password ?? null]))
     .digest('base64');
 
+/** Where a target's pool key is remembered: its URL and username (no password). */
+const brokerOf = ({ url, username }: BrokerTarget) =>
+  username === undefined ? url : `${url}\n${username}`;
+
 export class ConnectionPool<C> {
   readonly #entries = new Map<string, Entry<C>>();
+  /**
+   * The pool key last computed per URL and username, with the password it was computed for:
+   * each publish to the same broker and credentials reuses it, the digest is made once (a
+   * changed password makes it anew). Cleared at every sweep for idle connections (once a
+   * minute), so that it never outgrows the brokers in use.
+   */
+  readonly #keys = new Map<string, { password: string | undefined; key: string }>();
   readonly #connector: Connector<C>;
   #closed = false;
   #sweptAt = 0;
@@ -87,7 +98,7 @@ export class ConnectionPool<C> {
     if (this.#closed) return Promise.reject(new PublishError('connect', 'the publisher is closed'));
     const now = Date.now();
     if (now - this.#sweptAt >= SWEEP_MS) this.#closeIdle(now);
-    const key = keyOf(target);
+    const key = this.#keyOf(target);
     let entry = this.#entries.get(key);
     if (entry === undefined) {
       entry = { failures: 0, retryAt: 0, usedAt: now };
@@ -106,6 +117,15 @@ export class ConnectionPool<C> {
       entry.opening = this.#open(entry, target);
     }
     return untilAborted(entry.opening, signal, 'connecting');
+  }
+
+  #keyOf(target: BrokerTarget): string {
+    const broker = brokerOf(target);
+    const known = this.#keys.get(broker);
+    if (known !== undefined && known.password === target.password) return known.key;
+    const key = digestOf(target);
+    this.#keys.set(broker, { password: target.password, key });
+    return key;
   }
 
   async #open(entry: Entry<C>, target: BrokerTarget): Promise<C> {
@@ -139,6 +159,7 @@ export class ConnectionPool<C> {
 
   #closeIdle(now: number): void {
     this.#sweptAt = now;
+    this.#keys.clear();
     for (const [key, entry] of this.#entries) {
       if (entry.usedAt > now - IDLE_MS || entry.opening !== undefined) continue;
       this.#entries.delete(key);
@@ -156,6 +177,7 @@ export class ConnectionPool<C> {
     this.#closed = true;
     const connections = [...this.#entries.values()].flatMap((e) => e.connection ?? []);
     this.#entries.clear();
+    this.#keys.clear();
     await Promise.allSettled(connections.map((c) => this.#connector.close(c)));
   }
 }

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { AttemptRequest, AttemptResult } from '../delivery/policy.ts';
 import { USER_AGENT, type Sender } from '../sender.ts';
 import { notificationHeaders } from '../signing.ts';
@@ -24,7 +25,12 @@ export function brokerMessage(
     const value = headers[name];
     if (value !== undefined) carried[name] = value;
   }
-  return { id: webhookId, headers: carried, body: Buffer.from(body).toString('utf8') };
+  // A view of the signed bytes, not a copy: each client writes them as they are.
+  return {
+    id: webhookId,
+    headers: carried,
+    body: Buffer.from(body.buffer, body.byteOffset, body.byteLength),
+  };
 }
 
 /**
@@ -33,11 +39,65 @@ export function brokerMessage(
  * the attempt's time ran out (`timedOut`), 'protocol' otherwise.
  */
 export function publishResult(err: unknown, timedOut: boolean, durationMs: number): AttemptResult {
-  const result = { status: null, durationMs, responseSnippet: '' };
-  if (err === undefined) return { ...result, outcome: 'accepted', error: null, errorMessage: null };
-  const message = err instanceof Error ? err.message : String(err);
+  if (err === undefined) {
+    return {
+      outcome: 'accepted',
+      status: null,
+      error: null,
+      errorMessage: null,
+      durationMs,
+      responseSnippet: '',
+    };
+  }
+  const errorMessage = err instanceof Error ? err.message : String(err);
   const error = err instanceof PublishError ? err.errorClass : timedOut ? 'timeout' : 'protocol';
-  return { ...result, outcome: 'failed', error, errorMessage: message };
+  return { outcome: 'failed', status: null, error, errorMessage, durationMs, responseSnippet: '' };
+}
+
+/** How finely publishes share a deadline (see Deadlines). */
+const DEADLINE_STEP_MS = 100;
+
+/**
+ * The deadlines of publishes: those that start within the same DEADLINE_STEP_MS share one
+ * AbortSignal, aborted `timeoutMs` after that step ends, so each publish gets `timeoutMs` and at
+ * most DEADLINE_STEP_MS more. A signal and its timer of their own cost a publish about 4 µs of
+ * CPU (an AbortController, and the first listener on a new EventTarget); a listener on a shared
+ * one, a few hundred ns. See docs/decisions/0159-publish-deadlines.md.
+ */
+class Deadlines {
+  readonly #timeoutMs: number;
+  #current: { signal: AbortSignal; startsBefore: number } | undefined;
+  readonly #timers = new Set<NodeJS.Timeout>();
+
+  constructor(timeoutMs: number) {
+    this.#timeoutMs = timeoutMs;
+  }
+
+  /** The signal of a publish that starts at `now` (performance.now()). */
+  signal(now: number): AbortSignal {
+    if (this.#current !== undefined && now < this.#current.startsBefore) {
+      return this.#current.signal;
+    }
+    const controller = new AbortController();
+    // Every publish of the step listens to it (the limit is per EventTarget, for leaks).
+    setMaxListeners(0, controller.signal);
+    const timer = setTimeout(() => {
+      this.#timers.delete(timer);
+      controller.abort();
+    }, DEADLINE_STEP_MS + this.#timeoutMs);
+    // What it ends holds the process already (a socket); the last step's timer alone does not.
+    timer.unref();
+    this.#timers.add(timer);
+    this.#current = { signal: controller.signal, startsBefore: now + DEADLINE_STEP_MS };
+    return controller.signal;
+  }
+
+  /** Clears the timers, once nothing is published any more. */
+  close(): void {
+    for (const timer of this.#timers) clearTimeout(timer);
+    this.#timers.clear();
+    this.#current = undefined;
+  }
 }
 
 export function createDestinationSender(options: {
@@ -47,17 +107,14 @@ export function createDestinationSender(options: {
   timeoutMs: number;
 }): Sender {
   const { webhook, publishers, timeoutMs } = options;
+  const deadlines = new Deadlines(timeoutMs);
 
   async function publish(
-    request: AttemptRequest & Required<Pick<AttemptRequest, 'broker'>>,
+    request: AttemptRequest,
+    { kind, target }: NonNullable<AttemptRequest['broker']>,
   ): Promise<AttemptResult> {
     const started = performance.now();
-    // A timer cleared once the publish settles: AbortSignal.timeout's would live (and hold its
-    // signal) for the whole timeout after every publish, and costs twice as much to make.
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), timeoutMs);
-    const { signal } = controller;
-    const { kind, target } = request.broker;
+    const signal = deadlines.signal(started);
     let failure: unknown;
     try {
       const headers = await notificationHeaders({
@@ -74,19 +131,17 @@ export function createDestinationSender(options: {
       );
     } catch (err) {
       failure = err ?? new Error('publish failed');
-    } finally {
-      clearTimeout(timer);
     }
     return publishResult(failure, signal.aborted, Math.round(performance.now() - started));
   }
 
   return {
     send: (request) =>
-      request.broker === undefined
-        ? webhook.send(request)
-        : publish({ ...request, broker: request.broker }),
+      request.broker === undefined ? webhook.send(request) : publish(request, request.broker),
     async close() {
+      // Closing the publishers fails what they still hold; then no deadline is waited for.
       await Promise.all([webhook.close(), ...Object.values(publishers).map((p) => p.close())]);
+      deadlines.close();
     },
   };
 }

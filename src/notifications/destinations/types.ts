@@ -21,7 +21,8 @@ export interface BrokerMessage {
   id: string;
   /** webhook-id, webhook-timestamp, webhook-signature, content-type: what a webhook POST carries */
   headers: Record<string, string>;
-  body: string;
+  /** the body's bytes, as signed */
+  body: Buffer;
 }
 
 /** How an attempt failed, as the delivery log classes it (a subset of AttemptError in delivery/policy.ts). */

@@ -59,7 +59,7 @@ describe.skipIf(!amqpUrl)('the AMQP publisher', () => {
     await publisher.publish(target, message, AbortSignal.timeout(5_000));
     await until(() => received.some((m) => m.properties.messageId === message.id), 'the message');
     const got = received.find((m) => m.properties.messageId === message.id)!;
-    expect(got.content.toString('utf8')).toBe(message.body);
+    expect(got.content.toString('utf8')).toBe(message.body.toString());
     expect(got.fields).toMatchObject({ exchange, routingKey });
     expect(got.properties).toMatchObject({
       contentType: 'application/json',
@@ -91,7 +91,7 @@ describe.skipIf(!amqpUrl)('the AMQP publisher', () => {
       await own.publish(target, brokerMessage(), AbortSignal.timeout(5_000)); // connected
       const message = brokerMessage({ marker: randomUUID() });
       // The publish reaches the broker, which routes it, but nothing comes back on that connection.
-      const lost = proxy.loseAnswer(JSON.parse(message.body).marker);
+      const lost = proxy.loseAnswer(JSON.parse(message.body.toString()).marker);
       const started = Date.now();
       const err = await publishError(own.publish(target, message, AbortSignal.timeout(500)));
       expect(err.errorClass).toBe('timeout');
@@ -111,7 +111,7 @@ describe.skipIf(!amqpUrl)('the AMQP publisher', () => {
     const own = createAmqpPublisher({ allowPrivateNetworks: true });
     await own.publish(target, brokerMessage(), AbortSignal.timeout(5_000)); // connected
     const message = brokerMessage({ marker: randomUUID() });
-    const lost = proxy.loseAnswer(JSON.parse(message.body).marker);
+    const lost = proxy.loseAnswer(JSON.parse(message.body.toString()).marker);
     const publishing = publishError(own.publish(target, message, AbortSignal.timeout(5_000)));
     await lost;
     await own.close(); // unanswered: its socket is dropped

@@ -32,7 +32,7 @@ async function signed(key: string, body: object): Promise<BrokerMessage> {
   });
   return {
     id,
-    body: text,
+    body: Buffer.from(text),
     headers: {
       'content-type': 'application/json',
       'webhook-id': id,
@@ -80,7 +80,7 @@ describe.skipIf(!amqpUrl)('examples/amqp-consumer.ts', () => {
     const forged = await signed('another-key-0123456789abc', notification(2));
     const send = (m: BrokerMessage) => publisher.publish(target, m, AbortSignal.timeout(5_000));
     await send(forged);
-    await send({ ...good, body: JSON.stringify(notification(3)) }); // the body changed
+    await send({ ...good, body: Buffer.from(JSON.stringify(notification(3))) }); // the body changed
     await send(good);
     await send(good); // a repeat
     const last = await signed(authKey, notification(4));
@@ -123,7 +123,7 @@ describe.skipIf(!natsUrl)('examples/nats-consumer.ts', () => {
     const send = (m: BrokerMessage) => publisher.publish(target, m, AbortSignal.timeout(5_000));
     const good = await signed(authKey, notification(1));
     await send(await signed('another-key-0123456789abc', notification(2)));
-    await send({ ...good, id: `${good.id}-changed`, body: JSON.stringify(notification(3)) });
+    await send({ ...good, id: `${good.id}-changed`, body: Buffer.from(JSON.stringify(notification(3))) });
     await send(good);
     // A repeat past the stream's duplicate window: published without its Nats-Msg-Id.
     const h = headers();

@@ -6,8 +6,12 @@ import {
   renderTopic,
 } from '../../../src/notifications/destinations/destination.ts';
 import { mqttError } from '../../../src/notifications/destinations/mqtt.ts';
-import { brokerMessage, publishResult } from '../../../src/notifications/destinations/sender.ts';
-import { PublishError } from '../../../src/notifications/destinations/types.ts';
+import {
+  brokerMessage,
+  createDestinationSender,
+  publishResult,
+} from '../../../src/notifications/destinations/sender.ts';
+import { PublishError, type Publisher } from '../../../src/notifications/destinations/types.ts';
 
 describe('broker destinations, without I/O', () => {
   it('renders a topic template; an event of no accessory renders it as -', () => {
@@ -99,7 +103,7 @@ describe('broker destinations, without I/O', () => {
     );
     expect(message).toEqual({
       id: 'evt1',
-      body: '{"a":1}',
+      body: Buffer.from('{"a":1}'),
       headers: {
         'content-type': 'application/json',
         'webhook-id': 'evt1',
@@ -126,6 +130,39 @@ describe('broker destinations, without I/O', () => {
     });
     expect(publishResult(new Error('odd'), true, 3)).toMatchObject({ error: 'timeout' });
     expect(publishResult(new Error('odd'), false, 3)).toMatchObject({ error: 'protocol' });
+  });
+
+  it('gives a publish at least its timeout; publishes started together share one deadline', async () => {
+    const signals: AbortSignal[] = [];
+    // A broker that never acknowledges: each publish ends when its signal aborts.
+    const stalled: Publisher = {
+      publish: (_target, _message, signal) =>
+        new Promise((_resolve, reject) => {
+          signals.push(signal);
+          signal.addEventListener('abort', () => reject(new PublishError('timeout', 'late')));
+        }),
+      close: async () => {},
+    };
+    const sender = createDestinationSender({
+      webhook: { send: () => Promise.reject(new Error('no webhooks')), close: async () => {} },
+      publishers: { mqtt: stalled, amqp: stalled, nats: stalled },
+      timeoutMs: 300,
+    });
+    const request = {
+      url: 'mqtt://broker.example',
+      body: Buffer.from('{}'),
+      keys: { authKey: 'k' },
+      webhookId: 'evt1',
+      broker: { kind: 'mqtt' as const, target: { url: 'mqtt://broker.example', topic: 't' } },
+    };
+    const results = await Promise.all([sender.send(request), sender.send(request)]);
+    for (const result of results) {
+      expect(result).toMatchObject({ outcome: 'failed', error: 'timeout' });
+      expect(result.durationMs).toBeGreaterThanOrEqual(299);
+      expect(result.durationMs).toBeLessThan(2000); // 100 ms more at most, and a timer's lateness
+    }
+    expect(signals[0]).toBe(signals[1]);
+    await sender.close();
   });
 
   it('classes MQTT failures: reason codes are refusals, the rest as a webhook error', () => {

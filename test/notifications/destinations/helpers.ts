@@ -64,7 +64,7 @@ export function brokerMessage(body: object = { eventType: 'test_notification' })
   const id = `msg_${Math.random().toString(36).slice(2)}`;
   return {
     id,
-    body: JSON.stringify(body),
+    body: Buffer.from(JSON.stringify(body)),
     headers: {
       'content-type': 'application/json',
       'webhook-id': id,

@@ -118,7 +118,7 @@ describe.skipIf(!mqttUrl)('the MQTT publisher', () => {
     await until(() => heard.length === 21, 'the messages');
     const { 'content-type': contentType, ...userProperties } = messages[0]!.headers;
     expect(heard[0]).toEqual({
-      body: messages[0]!.body,
+      body: messages[0]!.body.toString(),
       props: userProperties,
       retain: false,
       contentType,

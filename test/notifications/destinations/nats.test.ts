@@ -63,7 +63,7 @@ describe.skipIf(!natsUrl)('the NATS publisher', () => {
     const consumer = await jetstream(client).consumers.get(stream);
     const got = await consumer.next({ expires: 5_000 });
     expect(got?.subject).toBe(target.topic);
-    expect(got?.string()).toBe(message.body);
+    expect(got?.string()).toBe(message.body.toString());
     for (const [name, value] of Object.entries(message.headers)) {
       expect([name, got?.headers?.get(name)]).toEqual([name, value]);
     }
@@ -102,7 +102,7 @@ describe.skipIf(!natsUrl)('the NATS publisher', () => {
       const before = await stored();
       const message = brokerMessage({ marker: randomUUID() });
       // The message reaches the stream, but nothing comes back on that connection.
-      const lost = proxy.loseAnswer(JSON.parse(message.body).marker);
+      const lost = proxy.loseAnswer(JSON.parse(message.body.toString()).marker);
       const err = await publishError(own.publish(target, message, AbortSignal.timeout(500)));
       expect(err.errorClass).toBe('timeout');
       expect(err.message).toMatch(/PubAck/);
@@ -119,7 +119,7 @@ describe.skipIf(!natsUrl)('the NATS publisher', () => {
     const own = createNatsPublisher({ allowPrivateNetworks: true });
     await own.publish(target, brokerMessage(), AbortSignal.timeout(5_000)); // connected
     const message = brokerMessage({ marker: randomUUID() });
-    const lost = proxy.loseAnswer(JSON.parse(message.body).marker);
+    const lost = proxy.loseAnswer(JSON.parse(message.body.toString()).marker);
     const publishing = publishError(own.publish(target, message, AbortSignal.timeout(5_000)));
     await lost;
     await own.close();

@@ -239,7 +239,7 @@ function operationContext({
         // `signal` stays the server context's own getter (graphqlHandler): made when read.
         uncounted,
         answer: res,
-        // graphqlHandler's: the request's statements and its operation's are one caller's (0163).
+        // graphqlHandler's: the request's statements and its operation's are one caller's (0161).
         storageCaller,
         liveTransport: 'sse' as const,
         openLive: (live: LiveRequest) => openSse(caller!, res, live),

@@ -27,15 +27,21 @@ export function toAppError(err: unknown): AppError {
 const PLAIN_PATH = /^\/[\w\-~/]*$/;
 
 /**
- * The path of a request target. An origin-form target is a path even when it starts with `//`
- * (which `new URL(target, base)` would read as a host, and throw on); anything unparsable is
- * kept as it came, for no route to match.
+ * The path of a request target. A plain path (with any query) is its own pathname: no URL is
+ * parsed for it; any other target is read by `parsedPath`.
  */
 export function requestPath(target = '/'): string {
-  // Most targets are a plain path, perhaps with a query: that is its pathname, with no URL parsed.
   const query = target.indexOf('?');
   const path = query === -1 ? target : target.slice(0, query);
-  if (PLAIN_PATH.test(path)) return path;
+  return PLAIN_PATH.test(path) ? path : parsedPath(target);
+}
+
+/**
+ * The path of a request target as URL parsing reads it. An origin-form target is a path even
+ * when it starts with `//` (which `new URL(target, base)` would read as a host, and throw on);
+ * anything unparsable is kept as it came, for no route to match.
+ */
+export function parsedPath(target: string): string {
   try {
     return new URL(
       target.startsWith('/') ? `http://localhost${target}` : target,

@@ -1,18 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { requestPath } from '../../src/http/server.ts';
-
-/** The pathname URL parsing gives a request target: what requestPath answers for every target. */
-const parsedPath = (target: string): string => {
-  try {
-    return new URL(
-      target.startsWith('/') ? `http://localhost${target}` : target,
-      'http://localhost',
-    ).pathname;
-  } catch {
-    return target;
-  }
-};
+import { parsedPath, requestPath } from '../../src/http/server.ts';
 
 describe('requestPath', () => {
   it('gives the pathname URL parsing gives, for plain paths and any other target', () => {

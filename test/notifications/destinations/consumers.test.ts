@@ -123,7 +123,11 @@ describe.skipIf(!natsUrl)('examples/nats-consumer.ts', () => {
     const send = (m: BrokerMessage) => publisher.publish(target, m, AbortSignal.timeout(5_000));
     const good = await signed(authKey, notification(1));
     await send(await signed('another-key-0123456789abc', notification(2)));
-    await send({ ...good, id: `${good.id}-changed`, body: Buffer.from(JSON.stringify(notification(3))) });
+    await send({
+      ...good,
+      id: `${good.id}-changed`,
+      body: Buffer.from(JSON.stringify(notification(3))),
+    });
     await send(good);
     // A repeat past the stream's duplicate window: published without its Nats-Msg-Id.
     const h = headers();

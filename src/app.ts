@@ -136,7 +136,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     // close (1001) and SSE streams complete before the HTTP server closes, which waits on them.
     const sockets = attachWebSockets({
       server,
-      getEnveloped: (initialContext) => graphql.getEnveloped(initialContext),
+      getEnveloped: (initialContext) => graphql.yoga.getEnveloped(initialContext),
       documents,
       services,
       draining: () => draining,

@@ -64,11 +64,21 @@ export interface ServerContext {
 }
 
 /** GraphQL over HTTP and SSE on `/graphql`; its envelop also runs the WebSocket operations. */
+/**
+ * The GraphQL server: Yoga with its plugins, and what its HTTP handler runs beside Yoga (the
+ * prepared plain POSTs and Yoga's masking of errors, the same function Yoga was given).
+ */
+export interface GraphQLService {
+  yoga: GraphQLServer;
+  prepared: PreparedOperations;
+  mask: (error: unknown) => GraphQLError;
+}
+
 export function createGraphQL(
   services: Services,
   documents: PersistedDocuments,
   workers?: GraphQLWorkers,
-) {
+): GraphQLService {
   const tracer = activeTracer();
   const { maxCostInFlight } = services.config.limits.graphql;
   const shares = maxCostInFlight > 0 ? new CostShares(maxCostInFlight) : undefined;
@@ -206,14 +216,10 @@ export function createGraphQL(
       }),
     ],
   });
-  preparedOf.set(yoga, prepared);
-  return yoga;
+  return { yoga, prepared, mask };
 }
 
 export type GraphQLServer = ReturnType<typeof createYoga<ServerContext, GraphQLContext>>;
-
-/** The prepared plain POSTs of each GraphQL server (./prepared.ts), for graphqlHandler. */
-const preparedOf = new WeakMap<GraphQLServer, PreparedOperations>();
 
 /**
  * What an operation's context adds to its server context: Yoga's `context`, called once per
@@ -447,12 +453,11 @@ async function readBody(req: http.IncomingMessage, limit: number): Promise<void>
  * pipeline without its fetch layer (answerPlainPost); every other request to Yoga whole.
  */
 export function graphqlHandler(
-  yoga: GraphQLServer,
+  { yoga, prepared, mask }: GraphQLService,
   services: Services,
   documents: PersistedDocuments,
   maxBodyBytes: number,
 ): HttpHandler {
-  const mask = maskError(services);
   return async (req, res, pathname) => {
     if (pathname !== '/graphql') return undefined;
     // A CORS preflight carries no credentials; Yoga answers it.
@@ -478,7 +483,7 @@ export function graphqlHandler(
     };
     const plain = caller && plainParams(req, documents);
     const serve = plain
-      ? () => answerPlainPost(yoga, mask, services, context, plain, preparedOf.get(yoga)!)
+      ? () => answerPlainPost(yoga, mask, services, context, plain, prepared)
       : () => yoga(req, res, context);
     await (storageCaller ? asCaller(storageCaller, serve) : serve());
     return pathname;

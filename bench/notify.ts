@@ -78,7 +78,7 @@ import {
   defaultBrokerUrls,
   setUpBroker,
 } from './lib/brokers.ts';
-import { loadAverage, met } from './lib/load.ts';
+import { loadAverage, met, postgresCpuMs, postgresCpuSince } from './lib/load.ts';
 import { printProfile, type CpuProfile } from './lib/profile.ts';
 
 const AUTH_KEY = 'bench-receiver-key-0123456789';
@@ -559,16 +559,18 @@ async function webhookBench(profiler: Profiler, onlyDrain: boolean) {
       await profiler.start();
       const drainStart = performance.now();
       const cpuStart = process.cpuUsage();
+      const postgresStart = postgresCpuMs();
       await services.db.pool.query("SELECT pg_notify('clipgate_deliveries', 'bench')");
       while (received - receivedBeforeDrain < backlogSize) await sleep(5);
       const rate = backlogSize / ((performance.now() - drainStart) / 1000);
       const cpuUs = cpuSinceUs(cpuStart) / backlogSize;
+      const postgresUs = (postgresCpuSince(postgresStart) * 1000) / backlogSize;
       await profiler.stop('drain');
       let polls = 0;
       while (++polls && (await pendingCount()) > 0) await sleep(20);
       // Less this bench's own: the first read, the notify and the polls.
       const statements = (await transactions(services)) - transactionsBefore - 2 - polls;
-      return { rate, cpuUs, statements: (statements / backlogSize) * 1000 };
+      return { rate, cpuUs, postgresUs, statements: (statements / backlogSize) * 1000 };
     };
     // Round 1 is the bare loop of phase 1 and this drain; each further round runs both again.
     const rounds = [{ bare: firstBare, drain: await drain() }];
@@ -677,7 +679,7 @@ async function webhookBench(profiler: Profiler, onlyDrain: boolean) {
       `dispatcher draining a backlog of ${backlogSize}          ${f(first.drain.rate).padStart(7)} deliveries/s   (${f(first.drain.rate / bareRps, 2)} x bare)`,
     );
     console.log(
-      `  this process's CPU per delivery ${f(first.drain.cpuUs)} µs, per bare request ${f(firstBare.cpuUs)} µs (${f(first.drain.cpuUs / firstBare.cpuUs, 2)} x bare)`,
+      `  this process's CPU per delivery ${f(first.drain.cpuUs)} µs, per bare request ${f(firstBare.cpuUs)} µs (${f(first.drain.cpuUs / firstBare.cpuUs, 2)} x bare); PostgreSQL's per delivery ${f(first.drain.postgresUs)} µs`,
     );
     console.log(
       `  statements per 1000 deliveries ${f(median(rounds.map((r) => r.drain.statements)))} (the median of the rounds)`,
@@ -686,7 +688,7 @@ async function webhookBench(profiler: Profiler, onlyDrain: boolean) {
       console.log(`bare loop and drain in turn, ${rounds.length} rounds:`);
       for (const [i, { bare: b, drain: d }] of rounds.entries()) {
         console.log(
-          `  ${String(i + 1).padStart(2)}  bare ${f(b.rps).padStart(6)} req/s, ${f(b.cpuUs).padStart(3)} µs CPU per request   drain ${f(d.rate).padStart(6)} deliveries/s, ${f(d.cpuUs).padStart(3)} µs CPU per delivery   ${f(d.rate / b.rps, 2)} x bare, CPU ${f(d.cpuUs / b.cpuUs, 2)} x bare`,
+          `  ${String(i + 1).padStart(2)}  bare ${f(b.rps).padStart(6)} req/s, ${f(b.cpuUs).padStart(3)} µs CPU per request   drain ${f(d.rate).padStart(6)} deliveries/s, ${f(d.cpuUs).padStart(3)} µs CPU per delivery (PostgreSQL ${f(d.postgresUs)} µs)   ${f(d.rate / b.rps, 2)} x bare, CPU ${f(d.cpuUs / b.cpuUs, 2)} x bare`,
         );
       }
       console.log(
@@ -771,7 +773,7 @@ interface BrokerResult {
   url: string;
   server: string;
   bodyBytes: number;
-  rounds: { bare: Run; drain: Run & { statements: number } }[];
+  rounds: { bare: Run; drain: Run & { statements: number; postgresUs: number } }[];
   /** Messages of the drains the consumer did not take (it waited 10 s without one). */
   lost: number;
   bad: number;
@@ -956,6 +958,7 @@ async function brokerBench(
       if (measured) await profiler.start();
       const start = performance.now();
       const cpuStart = process.cpuUsage();
+      const postgresStart = postgresCpuMs();
       await services.db.pool.query("SELECT pg_notify('clipgate_deliveries', 'bench')");
       let seen = before;
       let seenAt = start;
@@ -966,6 +969,7 @@ async function brokerBench(
       const taken = Math.min(size, consumed.count - before);
       const rate = taken / ((seenAt - start) / 1000);
       const cpuUs = cpuSinceUs(cpuStart) / taken;
+      const postgresUs = (postgresCpuSince(postgresStart) * 1000) / taken;
       if (measured) await profiler.stop(`${kind}-drain`);
       published += size;
       let polls = 0;
@@ -979,7 +983,7 @@ async function brokerBench(
           WHERE d.account_id = $1 AND d.event_id > $2 AND d.event_id <= $3`,
         [caller.accountId, ...ids],
       );
-      return { rate, cpuUs, statements: (statements / size) * 1000, ...rows[0]! };
+      return { rate, cpuUs, postgresUs, statements: (statements / size) * 1000, ...rows[0]! };
     };
 
     await drain(Math.ceil(backlog / 10), false);
@@ -1034,6 +1038,7 @@ function printBrokers(results: BrokerResult[], profiler: Profiler): void {
     drain: median(r.rounds.map((x) => x.drain.rate)),
     bareCpu: median(r.rounds.map((x) => x.bare.cpuUs)),
     drainCpu: median(r.rounds.map((x) => x.drain.cpuUs)),
+    postgresUs: median(r.rounds.map((x) => x.drain.postgresUs)),
     ratio: median(r.rounds.map((x) => x.drain.rate / x.bare.rate)),
     cpuRatio: median(r.rounds.map((x) => x.drain.cpuUs / x.bare.cpuUs)),
     statements: median(r.rounds.map((x) => x.drain.statements)),
@@ -1044,7 +1049,7 @@ function printBrokers(results: BrokerResult[], profiler: Profiler): void {
     );
     for (const [i, { bare, drain }] of r.rounds.entries()) {
       console.log(
-        `  ${String(i + 1).padStart(2)}  bare ${f(bare.rate).padStart(6)} publishes/s, ${f(bare.cpuUs).padStart(3)} µs CPU each, p50 ${f(bare.p50, 1)} p99 ${f(bare.p99, 1)} ms   drain ${f(drain.rate).padStart(6)} deliveries/s, ${f(drain.cpuUs).padStart(3)} µs CPU each, attempts p50 ${f(drain.p50)} p99 ${f(drain.p99)} ms   ${f(drain.rate / bare.rate, 2)} x bare, CPU ${f(drain.cpuUs / bare.cpuUs, 2)} x bare`,
+        `  ${String(i + 1).padStart(2)}  bare ${f(bare.rate).padStart(6)} publishes/s, ${f(bare.cpuUs).padStart(3)} µs CPU each, p50 ${f(bare.p50, 1)} p99 ${f(bare.p99, 1)} ms   drain ${f(drain.rate).padStart(6)} deliveries/s, ${f(drain.cpuUs).padStart(3)} µs CPU each (PostgreSQL ${f(drain.postgresUs)}), attempts p50 ${f(drain.p50)} p99 ${f(drain.p99)} ms   ${f(drain.rate / bare.rate, 2)} x bare, CPU ${f(drain.cpuUs / bare.cpuUs, 2)} x bare`,
       );
     }
     const failed = r.failed.reduce((n, x) => n + x.n, 0);
@@ -1067,6 +1072,7 @@ function printBrokers(results: BrokerResult[], profiler: Profiler): void {
     f(r.bareCpu),
     f(r.drainCpu),
     f(r.cpuRatio, 2),
+    f(r.postgresUs),
   ]);
   const header = [
     'kind',
@@ -1077,6 +1083,7 @@ function printBrokers(results: BrokerResult[], profiler: Profiler): void {
     'CPU per publish, µs',
     'CPU per delivery, µs',
     'CPU / bare',
+    'PostgreSQL per delivery, µs',
   ];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]) =>

@@ -87,9 +87,29 @@ async function open(
   });
 }
 
+/** The clients whose socket holds this turn's writes back (see `corkThisTurn`). */
+const corked = new WeakSet<MqttClient>();
+
+/**
+ * Holds the client's socket writes back until the end of this turn of the event loop, so that
+ * the publishes made in it go out in one `writev`: MQTT.js writes each packet on its own, and a
+ * drain makes most of its publishes in turns of 15. See docs/decisions/0162-mqtt-writes-batched.md.
+ */
+function corkThisTurn(client: MqttClient): void {
+  if (corked.has(client)) return;
+  const { stream } = client;
+  stream.cork();
+  corked.add(client);
+  setImmediate(() => {
+    corked.delete(client);
+    stream.uncork();
+  });
+}
+
 /** Publishes `message` and resolves on its PUBACK. */
 function send(client: MqttClient, target: BrokerTarget, message: BrokerMessage): Promise<void> {
   const { 'content-type': contentType, ...userProperties } = message.headers;
+  corkThisTurn(client);
   return new Promise((resolve, reject) => {
     client.publish(
       target.topic,

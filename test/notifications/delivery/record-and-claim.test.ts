@@ -6,6 +6,7 @@ import {
   claimDeliveries,
   type ClaimArgs,
 } from '../../../src/notifications/delivery/queue/claim.ts';
+import { dispatcherPool } from '../../../src/notifications/delivery/queue/pool.ts';
 import { recordAndClaim } from '../../../src/notifications/delivery/queue/record-and-claim.ts';
 import type { ClaimedDelivery, Outcome } from '../../../src/notifications/delivery/queue/types.ts';
 import type { NextStep } from '../../../src/notifications/delivery/policy.ts';
@@ -229,5 +230,44 @@ describe.each(backends)('outcomes written and the next claim, in one statement (
       'discarded',
       'pending',
     ]);
+  });
+});
+
+describe.runIf(backends.includes('postgres'))("the dispatcher's connections on postgres", () => {
+  let db: Database;
+  let drop = async () => {};
+  beforeAll(async () => {
+    const pg = await freshPostgres({ migrated: true });
+    drop = pg.drop;
+    // Settings go to a database connected directly (behind a pooler none are sent).
+    db = await openDatabase({
+      databaseUrl: directUrlOf(pg.url) ?? pg.url,
+      embeddedDir: '',
+      logger: createLogger('silent'),
+    });
+  });
+  afterAll(async () => {
+    await db?.close();
+    await drop();
+  });
+
+  it('plan the claim once per connection (a generic plan), without JIT', async () => {
+    const { pool, end } = dispatcherPool(db);
+    const client = await pool.connect();
+    try {
+      const origin = await queue(db, 12);
+      for (let i = 0; i < 6; i++) {
+        const claimed = await claimDeliveries(client, await claimArgs(db, 'a', origin, 2));
+        expect(claimed).toHaveLength(2);
+      }
+      const { rows } = await client.query<{ custom: string; generic: string; jit: string }>(
+        `SELECT custom_plans AS custom, generic_plans AS generic, current_setting('jit') AS jit
+           FROM pg_prepared_statements WHERE name = 'clipgate_claim_deliveries'`,
+      );
+      expect(rows).toEqual([{ custom: '0', generic: '6', jit: 'off' }]);
+    } finally {
+      client.release();
+      await end();
+    }
   });
 });

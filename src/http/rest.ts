@@ -8,7 +8,7 @@ import type { Services } from '../services.ts';
 import { costHeaders, pointsOfDatabaseTime } from '../limits/cost.ts';
 import { asCaller, meteredCaller } from '../storage/tenancy.ts';
 import { readJsonBody } from './body.ts';
-import { closeSignal } from './close-signal.ts';
+import { withCloseSignal } from './close-signal.ts';
 import type { HttpHandler } from './handler.ts';
 import { sendJson } from './json.ts';
 import { checkPathParameter } from './parameters.ts';
@@ -138,7 +138,6 @@ export class RestRouter {
         end = await enter();
       }
     };
-    let signal: AbortSignal | undefined;
     let databaseMs = 0;
     const caller = answerCaller(ctx.principal, res);
     try {
@@ -146,16 +145,10 @@ export class RestRouter {
       const result = await asCaller(
         match.route.priced ? caller : meteredCaller(caller, (ms) => (databaseMs += ms)),
         () =>
-          match.route.handle(ctx, {
-            params: match.params,
-            query,
-            body,
-            headers: req.headers,
-            idle,
-            get signal() {
-              return (signal ??= closeSignal(res));
-            },
-          }),
+          match.route.handle(
+            ctx,
+            withCloseSignal({ params: match.params, query, body, headers: req.headers, idle }, res),
+          ),
       );
       return await chargeDatabaseTime(services, ctx, result, databaseMs);
     } finally {

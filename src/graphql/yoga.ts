@@ -63,7 +63,6 @@ export interface ServerContext {
   signal?: AbortSignal;
 }
 
-/** GraphQL over HTTP and SSE on `/graphql`; its envelop also runs the WebSocket operations. */
 /**
  * The GraphQL server: Yoga with its plugins, and what its HTTP handler runs beside Yoga (the
  * prepared plain POSTs and Yoga's masking of errors, the same function Yoga was given).
@@ -74,6 +73,7 @@ export interface GraphQLService {
   mask: (error: unknown) => GraphQLError;
 }
 
+/** GraphQL over HTTP and SSE on `/graphql`; its envelop also runs the WebSocket operations. */
 export function createGraphQL(
   services: Services,
   documents: PersistedDocuments,

@@ -35,6 +35,28 @@ type Stop = 'timeout' | 'gone';
 type Callback = (err: Error | undefined, client?: pg.PoolClient, done?: () => void) => void;
 type QueryFunction = (...args: unknown[]) => unknown;
 
+/** A connection out of the pool, and what giving it back restores. */
+interface Checkout {
+  readonly client: pg.PoolClient;
+  /** pg-pool's release of the connection. */
+  readonly release: (err?: Error | boolean) => void;
+  /** The connection's own `query`, and whether it was an own property. */
+  readonly query: QueryFunction;
+  readonly ownQuery: boolean;
+  readonly caller: Caller | undefined;
+  ended: boolean;
+}
+
+/** A caller's statement running on a connection it checked out. */
+interface Statement {
+  readonly client: pg.PoolClient;
+  readonly caller: Caller;
+  readonly started: number;
+  stopped: Stop | undefined;
+  timer: NodeJS.Timeout | undefined;
+  unlisten: (() => void) | undefined;
+}
+
 /**
  * A pool whose connections are shared fairly between the callers of requests
  * (./tenancy.ts): each takes turns (./fair-turns.ts), at most `share` at once, the caller served
@@ -43,6 +65,12 @@ type QueryFunction = (...args: unknown[]) => unknown;
  * goes next. A caller's statements run under its time limit and stop when the caller goes away
  * (PostgreSQL's cancel request, or between statements where the server has none). Work without a
  * caller (jobs, the dispatcher) has no share and no time limit of its own.
+ *
+ * What a checkout or a statement leaves with the connection, its timer and its caller is a bound
+ * method over a plain record (Checkout, Statement), never a closure: closures made here for each
+ * statement kept their requests alive through V8's young-generation collections (16 clients of
+ * a REST page promoted about 2 MB a collection; docs/performance.md, "What the collections
+ * promote").
  */
 export class FairPool extends pg.Pool {
   readonly #fairness: Fairness;
@@ -94,22 +122,16 @@ export class FairPool extends pg.Pool {
       this.#end(tenant);
       throw err;
     }
-    const release = client.release;
-    const ownQuery = Object.hasOwn(client, 'query');
-    const query = client.query as QueryFunction;
-    let ended = false;
-    client.release = (err?: Error | boolean) => {
-      client.release = release;
-      if (caller) {
-        if (ownQuery) client.query = query as pg.PoolClient['query'];
-        else delete (client as Partial<pg.PoolClient>).query;
-      }
-      release.call(client, err ?? (this.#cancelled.has(client) || undefined));
-      if (ended) return;
-      ended = true;
-      this.#end(tenant);
+    const checkout: Checkout = {
+      client,
+      release: client.release,
+      query: client.query as QueryFunction,
+      ownQuery: Object.hasOwn(client, 'query'),
+      caller,
+      ended: false,
     };
-    if (caller) client.query = this.#limited(client, query, caller) as pg.PoolClient['query'];
+    client.release = this.#release.bind(this, checkout) as pg.PoolClient['release'];
+    if (caller) client.query = this.#query.bind(this, checkout, caller) as pg.PoolClient['query'];
     return client;
   }
 
@@ -170,62 +192,99 @@ export class FairPool extends pg.Pool {
     }
   }
 
+  /** Gives `checkout`'s connection back to the pool as it came, and ends its turn (once). */
+  #release(checkout: Checkout, err?: Error | boolean): void {
+    const { client, caller } = checkout;
+    client.release = checkout.release as pg.PoolClient['release'];
+    if (caller) {
+      if (checkout.ownQuery) client.query = checkout.query as pg.PoolClient['query'];
+      else delete (client as Partial<pg.PoolClient>).query;
+    }
+    checkout.release.call(client, err ?? (this.#cancelled.has(client) || undefined));
+    if (checkout.ended) return;
+    checkout.ended = true;
+    this.#end(caller?.tenant);
+  }
+
   /**
-   * `query` of a connection as `caller`'s: each statement stopped past its time limit or when the
-   * caller goes away. pg-pool's own `query` passes a callback, Prisma's adapter awaits a promise;
-   * a submittable (a cursor) runs as it is.
+   * `query` of `checkout`'s connection as `caller`'s: each statement stopped past its time limit
+   * or when the caller goes away. pg-pool's own `query` passes a callback, Prisma's adapter
+   * awaits a promise; a submittable (a cursor) runs as it is.
    */
-  #limited(client: pg.PoolClient, query: QueryFunction, caller: Caller): QueryFunction {
-    return (...args: unknown[]) => {
-      const [first] = args;
-      if (typeof (first as { submit?: unknown } | null)?.submit === 'function') {
-        return query.apply(client, args);
-      }
-      const last = args.at(-1);
-      const callback = typeof last === 'function' ? (last as (...a: unknown[]) => void) : undefined;
-      try {
-        this.#refuseStopped(caller);
-      } catch (err) {
-        if (!callback) return Promise.reject(err as Error);
-        queueMicrotask(() => callback(err));
-        return undefined;
-      }
-      let stopped: Stop | undefined;
-      const stop = (reason: Stop) => {
-        if (stopped) return;
-        stopped = reason;
-        this.#stop(caller, reason);
-        if (!this.#fairness.cancels) return;
-        this.#cancelled.add(client);
-        cancel(this.options, client);
-      };
-      const timer = setTimeout(() => stop('timeout'), this.#fairness.statementTimeoutMs);
-      const unlisten = caller.whenGone(() => stop('gone'));
-      const started = performance.now();
-      const settle = (err: unknown) => {
-        clearTimeout(timer);
-        unlisten();
-        caller.spent?.(performance.now() - started);
-        // A statement the server cancelled fails as stopped, not with the server's 57014.
-        return err && stopped && this.#fairness.cancels
-          ? statementStopped(stopped, this.#fairness.statementTimeoutMs)
-          : err;
-      };
-      if (callback) {
-        args[args.length - 1] = (err: unknown, ...rest: unknown[]) =>
-          callback(settle(err), ...rest);
-        return query.apply(client, args);
-      }
-      return (query.apply(client, args) as Promise<unknown>).then(
-        (result) => {
-          settle(undefined);
-          return result;
-        },
-        (err: unknown) => {
-          throw settle(err);
-        },
-      );
+  #query(checkout: Checkout, caller: Caller, ...args: unknown[]): unknown {
+    const { client, query } = checkout;
+    const [first] = args;
+    if (typeof (first as { submit?: unknown } | null)?.submit === 'function') {
+      return query.apply(client, args);
+    }
+    const last = args.at(-1);
+    const callback = typeof last === 'function' ? (last as (...a: unknown[]) => void) : undefined;
+    try {
+      this.#refuseStopped(caller);
+    } catch (err) {
+      if (!callback) return Promise.reject(err as Error);
+      queueMicrotask(() => callback(err));
+      return undefined;
+    }
+    const statement: Statement = {
+      client,
+      caller,
+      started: performance.now(),
+      stopped: undefined,
+      timer: undefined,
+      unlisten: undefined,
     };
+    statement.timer = setTimeout(
+      this.#stopStatement.bind(this, statement, 'timeout'),
+      this.#fairness.statementTimeoutMs,
+    );
+    statement.unlisten = caller.whenGone(this.#stopStatement.bind(this, statement, 'gone'));
+    if (callback) {
+      args[args.length - 1] = this.#settleThen.bind(this, statement, callback);
+      return query.apply(client, args);
+    }
+    return (query.apply(client, args) as Promise<unknown>).then(
+      this.#settled.bind(this, statement),
+      this.#failed.bind(this, statement),
+    );
+  }
+
+  #stopStatement(statement: Statement, reason: Stop): void {
+    if (statement.stopped) return;
+    statement.stopped = reason;
+    this.#stop(statement.caller, reason);
+    if (!this.#fairness.cancels) return;
+    this.#cancelled.add(statement.client);
+    cancel(this.options, statement.client);
+  }
+
+  /** Ends `statement`: its error as the caller sees it (a cancelled one fails as stopped). */
+  #settle(statement: Statement, err: unknown): unknown {
+    clearTimeout(statement.timer);
+    statement.unlisten?.();
+    statement.caller.spent?.(performance.now() - statement.started);
+    // A statement the server cancelled fails as stopped, not with the server's 57014.
+    return err && statement.stopped && this.#fairness.cancels
+      ? statementStopped(statement.stopped, this.#fairness.statementTimeoutMs)
+      : err;
+  }
+
+  #settleThen(
+    statement: Statement,
+    callback: (...a: unknown[]) => void,
+    err: unknown,
+    ...rest: unknown[]
+  ): void {
+    callback(this.#settle(statement, err), ...rest);
+  }
+
+  #settled(statement: Statement, result: unknown): unknown {
+    this.#settle(statement, undefined);
+    return result;
+  }
+
+  #failed(statement: Statement, err: unknown): never {
+    throw this.#settle(statement, err);
   }
 }
 

@@ -23,7 +23,7 @@ import { throttleStatus } from '../limits/cost.ts';
 import { callerOf, rateLimited, type RateDecision } from '../limits/rate.ts';
 import { CostShares } from '../limits/shares.ts';
 import { declaredLength, readBodyBytes } from '../http/body.ts';
-import { closeSignal } from '../http/close-signal.ts';
+import { withCloseSignal } from '../http/close-signal.ts';
 import { sendText } from '../http/json.ts';
 import type { HttpHandler } from '../http/handler.ts';
 import { LiveQueryMemory } from '../events/live/query-memory.ts';
@@ -469,18 +469,11 @@ export function graphqlHandler(
     if (caller)
       answerRequest(services, await services.rateLimiter.refusedAlready(caller.principal), res);
     if (req.method === 'POST') await readBody(req, maxBodyBytes);
-    let signal: AbortSignal | undefined;
     const storageCaller = caller && answerCaller(caller.principal, res);
-    const context: ServerContext = {
-      req,
+    const context: ServerContext = withCloseSignal(
+      { req, res, caller, uncounted: caller && new UncountedRequest(), storageCaller },
       res,
-      caller,
-      uncounted: caller && new UncountedRequest(),
-      storageCaller,
-      get signal() {
-        return (signal ??= closeSignal(res));
-      },
-    };
+    );
     const plain = caller && plainParams(req, documents);
     const serve = plain
       ? () => answerPlainPost(yoga, mask, services, context, plain, prepared)

@@ -35,7 +35,8 @@ export function withCloseSignal<T extends object>(
   target: T,
   res: ServerResponse,
 ): T & { readonly signal: AbortSignal } {
-  Object.defineProperty(target, RESPONSE, { value: res });
+  // Enumerable: Yoga's server adapter copies a context's enumerable symbols with its getters.
+  Object.defineProperty(target, RESPONSE, { value: res, enumerable: true });
   Object.defineProperty(target, 'signal', { get: signalOf, enumerable: true, configurable: true });
   return target as T & { readonly signal: AbortSignal };
 }

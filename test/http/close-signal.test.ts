@@ -31,4 +31,20 @@ describe('a request input with its close signal', () => {
     expect(withCloseSignal({}, closed).signal.aborted).toBe(true);
     expect(Object.keys(a)).toEqual(['signal']);
   });
+
+  it("keeps its signal in a copy of its getters and enumerable symbols (Yoga's server adapter)", () => {
+    const res = response();
+    const context = withCloseSignal({ caller: 'c' }, res);
+    const copy = {};
+    for (const key of Reflect.ownKeys(context)) {
+      const descriptor = Object.getOwnPropertyDescriptor(context, key)!;
+      if (typeof key === 'string' || descriptor.enumerable) {
+        Object.defineProperty(copy, key, descriptor);
+      }
+    }
+    const { signal } = copy as typeof context;
+    expect(signal.aborted).toBe(false);
+    res.emit('close');
+    expect(signal.aborted).toBe(true);
+  });
 });

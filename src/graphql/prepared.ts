@@ -5,6 +5,7 @@ import type { GraphQLParams } from 'graphql-yoga';
 import { TtlCache } from '../cache.ts';
 import { asCaller, type Caller } from '../storage/tenancy.ts';
 import type { OperationLimits } from './limits.ts';
+import { forgetScopes } from './scope-cache.ts';
 import { schema } from './schema.ts';
 import type { UnstorableCheck } from './unstorable.ts';
 
@@ -131,6 +132,8 @@ export class PreparedOperations {
       return result;
     } catch (err) {
       return { errors: thrownErrors(err, steps.mask) };
+    } finally {
+      forgetScopes(context);
     }
   }
 }

@@ -41,6 +41,7 @@ import { liveQueries } from './live-query.ts';
 import { schema } from './schema.ts';
 import { sharedEventResults } from './shared-events.ts';
 import { refuseUnstorableStrings } from './unstorable.ts';
+import { forgetScopesOnceExecuted } from './scope-cache.ts';
 import { openSse } from './sse.ts';
 import type { GraphQLWorkers } from './workers/pool.ts';
 
@@ -201,6 +202,7 @@ export function createGraphQL(
       ...limits.plugins,
       // Each execution's statements are its caller's, also a live query's executions again.
       asTheCaller(),
+      forgetScopesOnceExecuted(),
       // Last: a live query (`query @live`) executes again through the executor wrapped above.
       liveQueries({
         minIntervalMs: live.queryMinIntervalMs,

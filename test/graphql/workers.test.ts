@@ -11,14 +11,23 @@ import { lockActivities } from '../helpers/locks.ts';
 import { startCollector, type Collector, type OtlpSpan } from '../helpers/otlp.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
 
-/** Every worker thread the apps of this file start, in order, so a test can stop one. */
-const threads = vi.hoisted((): WorkerThreads.Worker[] => []);
+/**
+ * Every worker thread the apps of this file start, in order, so a test can stop one; and those
+ * that said they are ready.
+ */
+const { threads, ready } = vi.hoisted(() => ({
+  threads: [] as WorkerThreads.Worker[],
+  ready: new Set<WorkerThreads.Worker>(),
+}));
 vi.mock('node:worker_threads', async (importOriginal) => {
   const actual = await importOriginal<typeof WorkerThreads>();
   class Recorded extends actual.Worker {
     constructor(...args: ConstructorParameters<typeof actual.Worker>) {
       super(...args);
       threads.push(this);
+      this.on('message', (message: { type?: string }) => {
+        if (message.type === 'ready') ready.add(this);
+      });
     }
   }
   return { ...actual, Worker: Recorded };
@@ -169,6 +178,8 @@ describe.runIf(backends.includes('postgres'))('GraphQL worker threads on postgre
     }
     expect((await onWorkers(threaded)).failed).toBe(1);
     await vi.waitFor(() => expect(threads).toHaveLength(started + 1), { timeout: 10_000 });
+    // Until it is ready, queries run on the event loop: its start takes seconds on a busy machine.
+    await vi.waitFor(() => expect(ready.has(threads[started]!)).toBe(true), { timeout: 30_000 });
     // With the other thread stopped too, the one started again executes the next query.
     await threads[started - 1]!.terminate();
     const before = await onWorkers(threaded);
@@ -179,7 +190,7 @@ describe.runIf(backends.includes('postgres'))('GraphQL worker threads on postgre
       },
       { timeout: 10_000, interval: 100 },
     );
-  });
+  }, 60_000);
 
   it('executes light queries and mutations on the event loop', async () => {
     const before = await onWorkers(threaded);

@@ -3,10 +3,10 @@ import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 
 /**
  * Forgets the scope checks of an operation's context once it has executed. Pothos keeps them in
- * a WeakMap keyed by the context, and its value holds the context; V8's young-generation
- * collections keep a WeakMap's values alive, so every request stayed in memory until the next
- * full collection: about 2 MB of each GraphQL page's objects promoted a collection
- * (docs/performance.md, "What the collections promote").
+ * a WeakMap keyed by the context, and its value holds the context. V8's young-generation
+ * collections keep such an entry of a long-lived WeakMap (its value refers to its key), so every
+ * request stayed in memory until the next full collection: about 2 MB of each GraphQL page's
+ * objects promoted a collection (docs/performance.md, "What the collections promote").
  */
 export const forgetScopes = (context: object): void => RequestCache.clearForContext(context);
 

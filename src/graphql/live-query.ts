@@ -21,6 +21,7 @@ import { callerOf } from '../limits/rate.ts';
 import { renewedContext, type GraphQLContext } from './builder.ts';
 import { requestError } from './errors.ts';
 import type { LiveCarrier } from './live.ts';
+import { forgetScopes } from './scope-cache.ts';
 import { resultJson, SharedExecution, type SharedResult } from './shared-execution.ts';
 
 /**
@@ -161,12 +162,17 @@ async function startLiveQuery(
     }
   };
   // An update's context carries its share's signal: an update that waits for its caller's
-  // budget (limits.ts) stops waiting when no live query wants it any more.
-  const query = new LiveQuery(
-    (signal) => run({ ...renewedContext(context), signal }),
-    patch,
-    options,
-  );
+  // budget (limits.ts) stops waiting when no live query wants it any more. Its scope checks are
+  // forgotten once it ran, as a request's are (the first result's when the stream ends).
+  const update = async (signal: AbortSignal) => {
+    const updateContext = { ...renewedContext(context), signal };
+    try {
+      return await run(updateContext);
+    } finally {
+      forgetScopes(updateContext);
+    }
+  };
+  const query = new LiveQuery(update, patch, options);
   let events: LiveSubscription;
   let holding: LiveQueryHolding;
   try {

@@ -34,6 +34,8 @@ type Documents = {
     "\n  query Nodes($ids: [ID!]!) {\n    nodes(ids: $ids) {\n      __typename\n      id\n      ... on Accessory {\n        name\n      }\n      ... on Activity {\n        activityId\n        accessoryId\n      }\n      ... on NotificationDelivery {\n        webhookId\n        kind\n      }\n    }\n  }\n": typeof types.NodesDocument,
     "\n  query NodeById($id: ID!) {\n    node(id: $id) {\n      __typename\n      id\n    }\n  }\n": typeof types.NodeByIdDocument,
     "\n  query PersistedFirstPage($id: ID!) {\n    accessory(id: $id) {\n      activities(first: 3) {\n        edges {\n          node {\n            activityId\n          }\n        }\n      }\n    }\n  }\n": typeof types.PersistedFirstPageDocument,
+    "\n  query ScopedPage($id: ID!) {\n    accessory(id: $id) {\n      activities(first: 5) {\n        edges {\n          node {\n            activityId\n          }\n        }\n      }\n    }\n  }\n": typeof types.ScopedPageDocument,
+    "\n  query LiveScopedTimeline @live {\n    viewer {\n      activities(first: 5) {\n        edges {\n          node {\n            activityId\n          }\n        }\n      }\n    }\n  }\n": typeof types.LiveScopedTimelineDocument,
     "\n  mutation UpsertAccount($subject: String!, $retentionDays: Int) {\n    upsertAccount(subject: $subject, retentionDays: $retentionDays) {\n      accountId\n      retentionDays\n    }\n  }\n": typeof types.UpsertAccountDocument,
     "\n  mutation AssociateAccessory($accountId: ID!, $deviceId: String!, $name: String!) {\n    associateAccessory(accountId: $accountId, deviceId: $deviceId, name: $name) {\n      id\n    }\n  }\n": typeof types.AssociateAccessoryDocument,
     "\n  mutation CreateActivity($accessoryId: ID!, $input: CreateActivityInput!) {\n    createActivity(accessoryId: $accessoryId, input: $input) {\n      activityId\n      inProgress\n    }\n  }\n": typeof types.CreateActivityDocument,
@@ -92,6 +94,8 @@ const documents: Documents = {
     "\n  query Nodes($ids: [ID!]!) {\n    nodes(ids: $ids) {\n      __typename\n      id\n      ... on Accessory {\n        name\n      }\n      ... on Activity {\n        activityId\n        accessoryId\n      }\n      ... on NotificationDelivery {\n        webhookId\n        kind\n      }\n    }\n  }\n": types.NodesDocument,
     "\n  query NodeById($id: ID!) {\n    node(id: $id) {\n      __typename\n      id\n    }\n  }\n": types.NodeByIdDocument,
     "\n  query PersistedFirstPage($id: ID!) {\n    accessory(id: $id) {\n      activities(first: 3) {\n        edges {\n          node {\n            activityId\n          }\n        }\n      }\n    }\n  }\n": types.PersistedFirstPageDocument,
+    "\n  query ScopedPage($id: ID!) {\n    accessory(id: $id) {\n      activities(first: 5) {\n        edges {\n          node {\n            activityId\n          }\n        }\n      }\n    }\n  }\n": types.ScopedPageDocument,
+    "\n  query LiveScopedTimeline @live {\n    viewer {\n      activities(first: 5) {\n        edges {\n          node {\n            activityId\n          }\n        }\n      }\n    }\n  }\n": types.LiveScopedTimelineDocument,
     "\n  mutation UpsertAccount($subject: String!, $retentionDays: Int) {\n    upsertAccount(subject: $subject, retentionDays: $retentionDays) {\n      accountId\n      retentionDays\n    }\n  }\n": types.UpsertAccountDocument,
     "\n  mutation AssociateAccessory($accountId: ID!, $deviceId: String!, $name: String!) {\n    associateAccessory(accountId: $accountId, deviceId: $deviceId, name: $name) {\n      id\n    }\n  }\n": types.AssociateAccessoryDocument,
     "\n  mutation CreateActivity($accessoryId: ID!, $input: CreateActivityInput!) {\n    createActivity(accessoryId: $accessoryId, input: $input) {\n      activityId\n      inProgress\n    }\n  }\n": types.CreateActivityDocument,
@@ -224,6 +228,14 @@ export function graphql(source: "\n  query NodeById($id: ID!) {\n    node(id: $i
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query PersistedFirstPage($id: ID!) {\n    accessory(id: $id) {\n      activities(first: 3) {\n        edges {\n          node {\n            activityId\n          }\n        }\n      }\n    }\n  }\n"): (typeof documents)["\n  query PersistedFirstPage($id: ID!) {\n    accessory(id: $id) {\n      activities(first: 3) {\n        edges {\n          node {\n            activityId\n          }\n        }\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ScopedPage($id: ID!) {\n    accessory(id: $id) {\n      activities(first: 5) {\n        edges {\n          node {\n            activityId\n          }\n        }\n      }\n    }\n  }\n"): (typeof documents)["\n  query ScopedPage($id: ID!) {\n    accessory(id: $id) {\n      activities(first: 5) {\n        edges {\n          node {\n            activityId\n          }\n        }\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query LiveScopedTimeline @live {\n    viewer {\n      activities(first: 5) {\n        edges {\n          node {\n            activityId\n          }\n        }\n      }\n    }\n  }\n"): (typeof documents)["\n  query LiveScopedTimeline @live {\n    viewer {\n      activities(first: 5) {\n        edges {\n          node {\n            activityId\n          }\n        }\n      }\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

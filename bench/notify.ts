@@ -46,9 +46,10 @@
 // `--rounds N` runs the bare loop and the drain N times in turn (bare, drain, bare, drain...) and
 // prints the median of the rounds' ratios. `--only` takes a list: `drain` (the webhook drain
 // alone, without phases 2, 3b and 4, after a warm-up drain of a tenth of the backlog), `mqtt`,
-// `amqp`, `nats` (that broker's drain), `brokers` (all three); left out, everything runs. `--cpu-prof <dir>` writes a V8 CPU profile of each drain
-// and bare run there (taken with the inspector in this process, so its CPU figures include the
-// profiler's) and prints where the first drain of each kind spent its time.
+// `amqp`, `nats` (that broker's drain), `brokers` (all three); left out, everything runs.
+// `--cpu-prof <dir>` writes a V8 CPU profile of each drain and bare run there (taken with the
+// inspector in this process, so its CPU figures include the profiler's) and prints where the
+// first drain of each kind spent its time.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';

@@ -68,6 +68,15 @@ const kinds: Record<string, Kind> = {
   },
 };
 const chosen = values.only?.split(',');
+/** A kind's name as `--only` takes it: lower case, words joined by hyphens ("rest-page"). */
+const slug = (name: string) =>
+  name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
+/** `--only` names a kind by its slug, or by a part of its name. */
+const isChosen = (name: string) =>
+  !chosen || chosen.some((c) => slug(name) === c || name.toLowerCase().includes(c));
 
 /** V8's --trace-gc-nvp line of a scavenge: JSON (Node 22 and later) or name=value pairs. */
 function scavenge(line: string): { pause: number; promoted: number } | undefined {
@@ -84,7 +93,7 @@ console.log(
   `Node ${process.version}, ${loadAverage()}; ${values.concurrency} clients, ${values.seconds} s each`,
 );
 for (const [name, kind] of Object.entries(kinds)) {
-  if (chosen && !chosen.some((c) => name.toLowerCase().includes(c))) continue;
+  if (!isChosen(name)) continue;
   const server = await startServer(kind.file, listingEnv(url), ['--trace-gc-nvp']);
   const scavenges: { pause: number; promoted: number }[] = [];
   let measuring = false;

@@ -59,6 +59,10 @@ const EXCEPTIONS: { pattern: RegExp; why: string }[] = [
     why: "a bulk ingest reads the newest activity of each accessory it names, which may be several accounts'",
   },
   {
+    pattern: /^SELECT id::text AS id, .* FROM accessories WHERE id = ANY \(\$1::uuid\[\]\)$/,
+    why: "the accessories a request names, by key, before their owner is checked: the timeline's chosen ones may name another account's (answered 404)",
+  },
+  {
     pattern:
       /FROM notification_registrations WHERE account_id = ANY \(\$1::uuid\[\]\) AND filter IS NOT NULL/,
     why: 'a bulk ingest reads the filtered registrations of every account it writes to',

@@ -41,12 +41,12 @@ const LiveScopedTimeline = graphql(`
   }
 `);
 
+/** What keptScopes reads of a spy: its calls' arguments and their order among all spies'. */
+type Spy = { mock: { calls: unknown[][]; invocationCallOrder: number[] } };
+
 /** The contexts whose scope checks were kept after the last time they were forgotten. */
-function keptScopes(
-  from: { mock: { calls: unknown[][]; invocationCallOrder: number[] } },
-  clear: { mock: { calls: unknown[][]; invocationCallOrder: number[] } },
-): number {
-  const last = (spy: typeof from) => {
+function keptScopes(from: Spy, clear: Spy): number {
+  const last = (spy: Spy) => {
     const at = new Map<unknown, number>();
     spy.mock.calls.forEach(([context], i) => at.set(context, spy.mock.invocationCallOrder[i]!));
     return at;

@@ -6,8 +6,7 @@ import pg from 'pg';
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
 const SQL = `SELECT accessory_id AS "accessoryId", activity_id AS "activityId", start_time AS "startTime",
-  end_time AS "endTime", playback_duration AS "playbackDuration", relevance_level AS "relevanceLevel",
-  motion_zones AS "motionZones", object_locations AS "objectLocations"
+  end_time AS "endTime", playback_duration AS "playbackDuration", relevance_level AS "relevanceLevel"
   FROM activities WHERE accessory_id = $1 AND activity_id >= $2 AND activity_id < $3
   ORDER BY activity_id DESC LIMIT $4`;
 

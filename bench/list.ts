@@ -361,6 +361,7 @@ const keysetPage = (i: number, start?: string) =>
     floor: '00000000T000000Z',
     scanDirectionNewer: true,
     limit: 20,
+    locations: false,
     ...(start && { start: { activityId: start, operator: '<' } }),
   });
 report(

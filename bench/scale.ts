@@ -152,6 +152,7 @@ async function measure(page: 'first' | 'deep' | 'zone'): Promise<Latency> {
       floor,
       scanDirectionNewer: true,
       limit: 20,
+      locations: false,
       ...(page === 'deep' && { start: { activityId: `${middle}Z`, operator: '<' as const } }),
       ...(page === 'zone' && { filter: inZ1, zoneMembership: zoneMembershipSql(accessoryId) }),
     });

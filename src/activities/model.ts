@@ -8,6 +8,26 @@ export interface ActivityRecord extends FilterRow {
   accessoryId: string;
 }
 
+/** The fields of an activity that say where in the frame it happened. */
+export type Locations = 'motionZones' | 'objectLocations';
+
+/**
+ * An activity as a page lists it: with its motionZones and objectLocations only where the page
+ * read them (ListRequest.locations). A page whose answer shows neither leaves both unread.
+ */
+export type ListedActivity = Omit<ActivityRecord, Locations> &
+  Partial<Pick<ActivityRecord, Locations>>;
+
+/** One of a listed activity's locations; it is a fault to ask for one its page did not read. */
+export function located<K extends Locations>(
+  a: ListedActivity,
+  field: K,
+): NonNullable<ListedActivity[K]> {
+  const value = a[field];
+  if (value === undefined) throw new Error(`${field} was not read with this page`);
+  return value;
+}
+
 /** The four media URLs of an activity; null where that media does not exist (yet). */
 export interface MediaUrls {
   image: string | null;
@@ -71,7 +91,7 @@ export const activityDetailSchema = activitySchema
  * the activity's signed media URLs (MediaLookup.urlsFor), null when it has no media.
  */
 export function activityJson(
-  a: ActivityRecord,
+  a: ListedActivity,
   extra: ReadonlySet<ExtraField> = new Set(),
   media: MediaUrls | null = null,
 ): ActivityJson {
@@ -84,8 +104,8 @@ export function activityJson(
     relevanceLevel: a.relevanceLevel,
     inProgress: a.endTime === null,
   };
-  if (extra.has('motionZones')) json.motionZones = a.motionZones;
-  if (extra.has('objectLocations')) json.objectLocations = a.objectLocations;
+  if (extra.has('motionZones')) json.motionZones = located(a, 'motionZones');
+  if (extra.has('objectLocations')) json.objectLocations = located(a, 'objectLocations');
   if (extra.has('media')) json.media = media;
   return json;
 }

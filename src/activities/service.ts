@@ -37,6 +37,11 @@ export interface ListRequest {
   operator?: Operator;
   limit: number;
   filter?: FilterNode;
+  /**
+   * Whether the answer shows motionZones or objectLocations: only then are they read (REST's
+   * extraFields, the fields a GraphQL page selects).
+   */
+  locations: boolean;
 }
 
 /** A count request as both APIs hand it over, already type-checked. */
@@ -155,6 +160,7 @@ export class ActivityService {
           : undefined,
       limit: req.limit,
       filter: req.filter,
+      locations: req.locations,
       // A motionZones condition follows each accessory's zones (the zones-and-time rule).
       zoneMembership:
         req.filter && testsZones(req.filter)

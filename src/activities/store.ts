@@ -6,7 +6,7 @@ import {
   type SqlBuilder,
 } from '../filter/index.ts';
 import { StatementNames } from '../storage/statements.ts';
-import type { ActivityRecord } from './model.ts';
+import type { ActivityRecord, ListedActivity } from './model.ts';
 
 /** The read statements of this module, prepared once per connection. */
 const statements = new StatementNames();
@@ -43,22 +43,27 @@ export interface PageQuery {
   filter?: FilterNode;
   /** How the filter's motionZones conditions are answered (src/zones/membership.ts). */
   zoneMembership?: CompileOptions['zoneMembership'];
+  /** Whether each activity's motionZones and objectLocations are read (ListRequest.locations). */
+  locations: boolean;
 }
 
 export interface Page {
   /** Newest to oldest. */
-  activities: ActivityRecord[];
+  activities: ListedActivity[];
   /** With nextStartAccessoryId, the position to continue from: the edge activity returned. */
   nextStartActivityId?: string;
   nextStartAccessoryId?: string;
 }
 
+/** The columns of a listed activity, without its locations, as `ActivityRecord` names them. */
+const LISTED_COLUMNS = `accessory_id AS "accessoryId", activity_id AS "activityId", start_time AS "startTime",
+  end_time AS "endTime", playback_duration AS "playbackDuration", relevance_level AS "relevanceLevel"`;
+
 /** The columns of an activity as `ActivityRecord` names them. */
-export const ACTIVITY_COLUMNS = `accessory_id AS "accessoryId", activity_id AS "activityId", start_time AS "startTime",
-  end_time AS "endTime", playback_duration AS "playbackDuration", relevance_level AS "relevanceLevel",
+export const ACTIVITY_COLUMNS = `${LISTED_COLUMNS},
   motion_zones AS "motionZones", object_locations AS "objectLocations"`;
 
-/** A row of ACTIVITY_COLUMNS read as an array, in their order. */
+/** A row of ACTIVITY_COLUMNS, or of LISTED_COLUMNS (the first six), read as an array. */
 type ActivityRow = [
   accessoryId: string,
   activityId: string,
@@ -66,17 +71,38 @@ type ActivityRow = [
   endTime: Date | null,
   playbackDuration: number | null,
   relevanceLevel: number,
-  motionZones: string[],
-  objectLocations: number[],
+  motionZones?: string[],
+  objectLocations?: number[],
 ];
 
+/** A statement that reads activities: what follows its columns (`FROM ...`), and its values. */
+interface ActivitiesStatement {
+  /** Whether it reads their locations too (ACTIVITY_COLUMNS, else LISTED_COLUMNS). */
+  locations: boolean;
+  from: string;
+  values: unknown[];
+}
+
 /**
- * The activities a statement of ACTIVITY_COLUMNS reads. Its rows come as arrays and become
- * records of one shape here: pg builds each row object key by key from a prototype-less
- * template, which V8 cannot keep to one shape, and every read of such a row pays for it.
+ * The activities a statement reads. Its rows come as arrays and become records of one shape
+ * here: pg builds each row object key by key from a prototype-less template, which V8 cannot keep
+ * to one shape, and every read of such a row pays for it. Locations left unread are neither sent
+ * by PostgreSQL nor parsed here: two arrays a row, about a tenth of a page's CPU.
  */
-async function queryActivities(pool: pg.Pool, config: pg.QueryConfig): Promise<ActivityRecord[]> {
-  const { rows } = await pool.query<ActivityRow>({ ...config, rowMode: 'array' });
+function queryActivities(
+  pool: pg.Pool,
+  statement: ActivitiesStatement & { locations: true },
+): Promise<ActivityRecord[]>;
+function queryActivities(pool: pg.Pool, statement: ActivitiesStatement): Promise<ListedActivity[]>;
+async function queryActivities(
+  pool: pg.Pool,
+  { locations, from, values }: ActivitiesStatement,
+): Promise<ListedActivity[]> {
+  const columns = locations ? ACTIVITY_COLUMNS : LISTED_COLUMNS;
+  const { rows } = await pool.query<ActivityRow>({
+    ...statements.query(`SELECT ${columns} ${from}`, values),
+    rowMode: 'array',
+  });
   return rows.map((r) => ({
     accessoryId: r[0],
     activityId: r[1],
@@ -141,9 +167,12 @@ export async function queryPage(pool: pg.Pool, q: PageQuery): Promise<Page> {
     where.push(`activity_id ${q.start.operator} ${p.param(q.start.activityId)}`);
   }
   const order = q.scanDirectionNewer ? 'DESC' : 'ASC';
-  const sql = `SELECT ${ACTIVITY_COLUMNS} FROM activities WHERE ${where.join(' AND ')}
-    ORDER BY activity_id ${order}, accessory_id ${order} LIMIT ${p.param(q.limit + 1)}`;
-  const rows = await queryActivities(pool, statements.query(sql, p.values));
+  const rows = await queryActivities(pool, {
+    locations: q.locations,
+    from: `FROM activities WHERE ${where.join(' AND ')}
+    ORDER BY activity_id ${order}, accessory_id ${order} LIMIT ${p.param(q.limit + 1)}`,
+    values: p.values,
+  });
   const more = rows.length > q.limit;
   if (more) rows.pop();
   if (!q.scanDirectionNewer) rows.reverse();
@@ -277,13 +306,11 @@ export async function queryOne(
   activityId: string,
   floor: string,
 ): Promise<ActivityRecord | undefined> {
-  const rows = await queryActivities(
-    pool,
-    statements.query(
-      `SELECT ${ACTIVITY_COLUMNS} FROM activities WHERE accessory_id = $1 AND activity_id = $2 AND activity_id >= $3`,
-      [accessoryId, activityId, floor],
-    ),
-  );
+  const rows = await queryActivities(pool, {
+    locations: true,
+    from: 'FROM activities WHERE accessory_id = $1 AND activity_id = $2 AND activity_id >= $3',
+    values: [accessoryId, activityId, floor],
+  });
   return rows[0];
 }
 
@@ -294,13 +321,11 @@ export async function queryMany(
   floor: string,
 ): Promise<ActivityRecord[]> {
   if (keys.length === 0) return [];
-  return queryActivities(
-    pool,
-    statements.query(
-      `SELECT ${ACTIVITY_COLUMNS} FROM activities
+  return queryActivities(pool, {
+    locations: true,
+    from: `FROM activities
         WHERE (accessory_id, activity_id) IN (SELECT * FROM unnest($1::uuid[], $2::text[]))
           AND activity_id >= $3`,
-      [keys.map((k) => k.accessoryId), keys.map((k) => k.activityId), floor],
-    ),
-  );
+    values: [keys.map((k) => k.accessoryId), keys.map((k) => k.activityId), floor],
+  });
 }

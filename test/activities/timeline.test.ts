@@ -44,6 +44,41 @@ const Timeline = graphql(`
   }
 `);
 
+const Locations = graphql(`
+  query TimelineLocations($first: Int, $id: ID!) {
+    viewer {
+      activities(first: $first) {
+        edges {
+          node {
+            accessoryId
+            activityId
+            ...Where
+          }
+        }
+      }
+    }
+    accessory(id: $id) {
+      activities(first: $first) {
+        edges {
+          node {
+            activityId
+            ...Cells
+          }
+        }
+      }
+    }
+  }
+  fragment Where on Activity {
+    ... on Activity {
+      zones: motionZones
+    }
+    ...Cells
+  }
+  fragment Cells on Activity {
+    objectLocations
+  }
+`);
+
 interface Row {
   accessoryId: string;
   activityId: string;
@@ -251,6 +286,52 @@ describe.each(backends)('account timeline on %s', (backend) => {
     expect(chosen.data!.viewer.activities.edges.map((e) => key(e.node))).toEqual(
       keys(viaRest.body.activities),
     );
+  });
+
+  it('answers the locations a page shows, asked for by extraFields or through fragments', async () => {
+    const asRead = async (a: Row) => {
+      const res = await rest(
+        t.url,
+        reader,
+        'GET',
+        `/api/accessories/${a.accessoryId}/activities/${a.activityId}`,
+      );
+      const { motionZones, objectLocations } = res.body as Record<string, unknown>;
+      return { key: key(a), motionZones, objectLocations };
+    };
+    const both = await timeline({ limit: 12, extraFields: ['motionZones', 'objectLocations'] });
+    const expected = await Promise.all(both.body.activities.map(asRead));
+    expect(expected.some((a) => (a.motionZones as string[]).length > 0)).toBe(true);
+    const shown = (page: { body: { activities: (Row & Record<string, unknown>)[] } }) =>
+      page.body.activities.map((a) => ({
+        key: key(a),
+        motionZones: a.motionZones,
+        objectLocations: a.objectLocations,
+      }));
+    expect(shown(both)).toEqual(expected);
+    // One asked for: the other is left out.
+    const cells = await timeline({ limit: 12, extraFields: ['objectLocations'] });
+    expect(shown(cells)).toEqual(expected.map((a) => ({ ...a, motionZones: undefined })));
+
+    const run = () => gql(t.url, reader, Locations, { first: 12, id: accessories[1]! });
+    const res = await run();
+    expect(res.errors).toBeUndefined();
+    // Run again, as an operation seen before (prepared, compiled): the same answer.
+    await run();
+    expect(await run()).toEqual(res);
+    expect(
+      res.data!.viewer.activities.edges.map(({ node }) => ({
+        key: key(node),
+        motionZones: node.zones,
+        objectLocations: node.objectLocations,
+      })),
+    ).toEqual(expected);
+    const own = res.data!.accessory!.activities.edges.map(({ node }) => node);
+    expect(own.length).toBeGreaterThan(0);
+    for (const node of own) {
+      const read = await asRead({ accessoryId: accessories[1]!, activityId: node.activityId });
+      expect(node.objectLocations).toEqual(read.objectLocations);
+    }
   });
 
   it("refuses another account's accessories and names bad fields", async () => {

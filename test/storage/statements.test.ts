@@ -50,6 +50,7 @@ describe.each(backends)('read statements on %s', (backend) => {
           floor: '0',
           scanDirectionNewer: true,
           limit: 2,
+          locations: false,
         });
       const first = await page();
       expect(first.activities).toHaveLength(2);
@@ -76,6 +77,7 @@ describe.each(backends)('read statements on %s', (backend) => {
           floor: '0',
           scanDirectionNewer: true,
           limit,
+          locations: false,
         });
       for (let limit = 1; limit <= 8; limit++) {
         expect((await page(limit)).activities).toHaveLength(Math.min(limit, 3));

@@ -7,12 +7,13 @@ import { builder, scopedLoader } from '../builder.ts';
 import { meterWork, type WorkCost } from '../limits.ts';
 import { pointsOfDatabaseTime } from '../../limits/cost.ts';
 import { ActivityMediaRef } from './media.ts';
+import { selectsAnyOf } from '../selection.ts';
 import { EventTypeRef } from './notifications.ts';
 import { ActivityWhere, bothFilters, whereFilter, type ActivityWhereInput } from './where.ts';
 import { parseFilter } from '../../filter/index.ts';
 import { isActivityId } from '../../activity-ids.ts';
 import { ingestBatch, type IngestResult } from '../../activities/batch.ts';
-import type { ActivityRecord } from '../../activities/model.ts';
+import { located, type ListedActivity } from '../../activities/model.ts';
 import { reportMotion, type MotionState } from '../../activities/motion.ts';
 import {
   checkAccessoryIds,
@@ -33,7 +34,7 @@ import {
 } from '../../activities/store.ts';
 
 export const ActivityRef = builder
-  .nodeRef<ActivityRecord, ActivityKey>('Activity', {
+  .nodeRef<ListedActivity, ActivityKey>('Activity', {
     id: {
       description:
         'The global id, for `node(id)`; the activity is named by accessoryId and activityId.',
@@ -61,9 +62,10 @@ export const ActivityRef = builder
       }),
       relevanceLevel: t.exposeInt('relevanceLevel'),
       inProgress: t.boolean({ resolve: (a) => a.endTime === null }),
-      motionZones: t.exposeStringList('motionZones'),
-      objectLocations: t.exposeIntList('objectLocations', {
+      motionZones: t.stringList({ resolve: (a) => located(a, 'motionZones') }),
+      objectLocations: t.intList({
         description: 'Cells 0..127 of a 16x8 grid over the frame, 0 top-left, row-major.',
+        resolve: (a) => located(a, 'objectLocations'),
       }),
       media: t.field({
         type: ActivityMediaRef,
@@ -118,7 +120,7 @@ function parseTimelineCursor(field: string, value: string): Cursor {
 export function connectionRequest(
   args: ConnectionArgs,
   parseCursor: (field: string, value: string) => Cursor = activityCursor,
-): ListRequest {
+): Omit<ListRequest, 'locations'> {
   if (args.first != null && args.last != null) {
     throw invalidArgument('last', 'use first or last, not both');
   }
@@ -162,8 +164,15 @@ export function connectionRequest(
   };
 }
 
+/** Whether a page's selection shows its activities' locations: only then are they read. */
+const selectsLocations = selectsAnyOf(['motionZones', 'objectLocations']);
+
 /** A page as a Relay connection; `cursor` names each activity's position. */
-function connection(request: ListRequest, page: Page, cursor: (a: ActivityRecord) => string) {
+function connection(
+  request: Omit<ListRequest, 'locations'>,
+  page: Page,
+  cursor: (a: ListedActivity) => string,
+) {
   const more = page.nextStartActivityId !== undefined;
   const first = page.activities[0];
   const last = page.activities.at(-1);
@@ -197,10 +206,13 @@ builder.objectFields(AccessoryRef, (t) => ({
           description: 'The typed form of a filter; with `filter` too, both must hold.',
         }),
       },
-      resolve: async (accessory, args, ctx) => {
+      resolve: async (accessory, args, ctx, info) => {
         const request = connectionRequest(args);
         const account = await ctx.ownAccount();
-        const page = await ctx.services.activities.list(account, accessory.accessoryId, request);
+        const page = await ctx.services.activities.list(account, accessory.accessoryId, {
+          ...request,
+          locations: selectsLocations(info),
+        });
         return connection(request, page, (a) => a.activityId);
       },
     },
@@ -253,13 +265,17 @@ builder.objectFields(ViewerRef, (t) => ({
           description: `Only these accessories (1..${MAX_TIMELINE_ACCESSORIES}), each the account's (another's: NOT_FOUND).`,
         }),
       },
-      resolve: async (_viewer, args, ctx) => {
+      resolve: async (_viewer, args, ctx, info) => {
         const request = connectionRequest(args, parseTimelineCursor);
         const accessoryIds = args.accessoryIds
           ? checkAccessoryIds(args.accessoryIds.map(String))
           : undefined;
         const account = await ctx.ownAccount();
-        const page = await ctx.services.activities.timeline(account, { ...request, accessoryIds });
+        const page = await ctx.services.activities.timeline(account, {
+          ...request,
+          accessoryIds,
+          locations: selectsLocations(info),
+        });
         return connection(request, page, timelineCursor);
       },
     },

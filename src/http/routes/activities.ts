@@ -14,7 +14,7 @@ import {
   activityJson,
   activitySchema,
   extraFieldNames,
-  type ActivityRecord,
+  type ListedActivity,
   type ExtraField,
   type MediaUrls,
 } from '../../activities/model.ts';
@@ -141,13 +141,15 @@ export function listRequest(body: z.infer<typeof listBody>): ListRequest {
     limit: body.limit ?? DEFAULT_LIMIT,
     filter:
       body.filter === undefined || body.filter.trim() === '' ? undefined : parseFilter(body.filter),
+    locations:
+      body.extraFields?.some((f) => f === 'motionZones' || f === 'objectLocations') ?? false,
   };
 }
 
 /** A page's activities as listed, with their media URLs when extraFields asks for `media`. */
 async function activitiesJson(
   lookup: MediaLookup,
-  activities: readonly ActivityRecord[],
+  activities: readonly ListedActivity[],
   extraFields: readonly ExtraField[] | undefined,
 ) {
   const extra = new Set(extraFields);

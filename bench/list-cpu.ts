@@ -113,6 +113,7 @@ for (let round = 0; round < Number(values.rounds); round++) {
   const order = round % 2 === 0 ? services : [...services].reverse();
   const line: string[] = [];
   for (const s of order) {
+    line.push(`${s.dir}:`);
     for (const kind of pages) {
       const before = cpuMs(s.pid);
       const r = await load(concurrency, Number(values.seconds) * 1000, s.page(kind), 200);

@@ -1,9 +1,9 @@
 // bench/list-cpu: the service's CPU per page, of one checkout or of several side by side (before
 // and after a change), on the data set bench:list loaded. Each checkout's service runs at once;
-// each round drives every kind of page of each for a few seconds, the checkouts in turns
-// (forwards, then backwards), and reads the CPU time its process spent per page: the machine's
-// noise falls on all alike. Prints each round, the medians, and per checkout the median of each
-// round's ratio of a page's CPU to the first kind's (REST).
+// each round drives every kind of page of each for a few seconds, the checkouts and the kinds in
+// turns (forwards, then backwards), and reads the CPU time its process spent per page: the
+// machine's noise falls on all alike. Prints each round, the medians, and per checkout the median
+// of each round's ratio of a page's CPU to the first kind's (REST).
 //
 //   npm run bench:list -- --database clipgate_bench_list     # loads the data set once
 //   npx tsx bench/list-cpu.ts [--dirs <checkout>,<checkout>[@NAME=value;...]] [--rounds 8]
@@ -114,7 +114,7 @@ for (let round = 0; round < Number(values.rounds); round++) {
   const line: string[] = [];
   for (const s of order) {
     line.push(`${s.dir}:`);
-    for (const kind of pages) {
+    for (const kind of round % 2 === 0 ? pages : [...pages].reverse()) {
       const before = cpuMs(s.pid);
       const r = await load(concurrency, Number(values.seconds) * 1000, s.page(kind), 200);
       const cpu = ((cpuMs(s.pid) - before) / r.requests) * 1000;

@@ -234,14 +234,17 @@ await warm(service.port, Object.values(pages));
 for (const [name, request] of Object.entries(pages)) await drive(served, name, request);
 // The service's CPU per page, REST, GraphQL as text and by its hash: CPU time of the service
 // process over a run / requests answered, in rounds of short runs (one of each kind), so that the
-// machine's noise falls on all three alike; each ratio is the median of the rounds' ratios.
+// machine's noise falls on all three alike; each ratio is the median of the rounds' ratios. Every
+// other round runs the kinds in the reverse order: a machine slowing down (or speeding up) over a
+// round falls on the first kind as often as on the last.
 const REST = 'REST first page';
 const TEXT = 'GraphQL first page';
 const BY_HASH = 'GraphQL first page, by hash';
 const rounds: Record<typeof REST | typeof TEXT | typeof BY_HASH, number>[] = [];
 for (let round = 0; round < Number(values['cpu-rounds']); round++) {
   const perPage = { [REST]: 0, [TEXT]: 0, [BY_HASH]: 0 };
-  for (const name of [REST, TEXT, BY_HASH] as const) {
+  const kinds = [REST, TEXT, BY_HASH] as const;
+  for (const name of round % 2 === 0 ? kinds : [...kinds].reverse()) {
     const http = new Pool(`http://127.0.0.1:${service.port}`, { connections: concurrency });
     const run = await measured(
       (measuring) => load(concurrency, duration / 2, (i) => pages[name]!(http, i), 0, measuring),

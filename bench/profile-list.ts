@@ -78,7 +78,8 @@ const service = await startServer('src/main.ts', listingEnv(databaseUrl), [
 ]);
 let allocated = 0;
 readline.createInterface({ input: service.child.stdout! }).on('line', (line) => {
-  const m = / allocated=(\d+)/.exec(line);
+  // ` allocated=N` up to Node 24; Node 26 prints each collection as JSON (`"allocated":N`).
+  const m = /[ "]allocated"?[=:](\d+)/.exec(line);
   if (m) allocated += Number(m[1]);
 });
 const http = new Pool(`http://127.0.0.1:${service.port}`, {

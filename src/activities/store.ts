@@ -87,7 +87,7 @@ interface ActivitiesStatement {
  * The activities a statement reads. Its rows come as arrays and become records of one shape
  * here: pg builds each row object key by key from a prototype-less template, which V8 cannot keep
  * to one shape, and every read of such a row pays for it. Locations left unread are neither sent
- * by PostgreSQL nor parsed here: two arrays a row, about a tenth of a page's CPU.
+ * by PostgreSQL nor parsed here: two arrays a row, about a sixth of the service's CPU per page.
  */
 function queryActivities(
   pool: pg.Pool,

@@ -9,7 +9,11 @@ export interface ActivityRecord extends FilterRow {
 }
 
 /** The fields of an activity that say where in the frame it happened. */
-export type Locations = 'motionZones' | 'objectLocations';
+const LOCATIONS = ['motionZones', 'objectLocations'] as const satisfies readonly ExtraField[];
+export type Locations = (typeof LOCATIONS)[number];
+
+/** The extra fields that are locations: every one but media, and all an event's activity has. */
+export const locationFields: ReadonlySet<ExtraField> = new Set(LOCATIONS);
 
 /**
  * An activity as a page lists it: with its motionZones and objectLocations only where the page
@@ -134,9 +138,7 @@ export interface ActivityRevision extends ActivityRecord {
  * update older than one it already has.
  */
 export const activityEventData = (a: ActivityRevision) => ({
-  ...activityJson(a, allExtraFields),
+  ...activityJson(a, locationFields),
   sequence: a.sequence,
   occurredAt: a.updatedAt.toISOString(),
 });
-
-export const allExtraFields: ReadonlySet<ExtraField> = new Set(['motionZones', 'objectLocations']);

@@ -13,7 +13,7 @@ import { ActivityWhere, bothFilters, whereFilter, type ActivityWhereInput } from
 import { parseFilter } from '../../filter/index.ts';
 import { isActivityId } from '../../activity-ids.ts';
 import { ingestBatch, type IngestResult } from '../../activities/batch.ts';
-import { located, type ListedActivity } from '../../activities/model.ts';
+import { located, locationFields, type ListedActivity } from '../../activities/model.ts';
 import { reportMotion, type MotionState } from '../../activities/motion.ts';
 import {
   checkAccessoryIds,
@@ -165,7 +165,7 @@ export function connectionRequest(
 }
 
 /** Whether a page's selection shows its activities' locations: only then are they read. */
-const selectsLocations = selectsAnyOf(['motionZones', 'objectLocations']);
+const selectsLocations = selectsAnyOf([...locationFields]);
 
 /** A page as a Relay connection; `cursor` names each activity's position. */
 function connection(

@@ -14,6 +14,7 @@ import {
   activityJson,
   activitySchema,
   extraFieldNames,
+  locationFields,
   type ListedActivity,
   type ExtraField,
   type MediaUrls,
@@ -141,8 +142,7 @@ export function listRequest(body: z.infer<typeof listBody>): ListRequest {
     limit: body.limit ?? DEFAULT_LIMIT,
     filter:
       body.filter === undefined || body.filter.trim() === '' ? undefined : parseFilter(body.filter),
-    locations:
-      body.extraFields?.some((f) => f === 'motionZones' || f === 'objectLocations') ?? false,
+    locations: body.extraFields?.some((f) => locationFields.has(f)) ?? false,
   };
 }
 

@@ -26,6 +26,11 @@ const RATE_WINDOW_MS = 100;
 const ANALYZE_EVERY = 2000;
 /** ...at most this often. */
 const ANALYZE_MIN_INTERVAL_MS = 2000;
+/**
+ * A claim that takes this many deliveries after one found none: a burst the statistics (taken
+ * while the queue was empty, or not yet) do not know of, so ANALYZE at once.
+ */
+const ANALYZE_BURST = 100;
 
 /**
  * The record stage: outcomes queue here and are written in batches, one statement each (while
@@ -38,8 +43,9 @@ const ANALYZE_MIN_INTERVAL_MS = 2000;
  * both; while a statement is being written, or with no outcome to write, it goes alone at once,
  * never waiting for a write. It also keeps
  * the queue's statistics current while it churns (the embedded database has no autovacuum at
- * all): ANALYZE at start and after every ANALYZE_EVERY outcomes, at most every
- * ANALYZE_MIN_INTERVAL_MS.
+ * all): ANALYZE at start, after every ANALYZE_EVERY outcomes and on a burst (ANALYZE_BURST), at
+ * most every ANALYZE_MIN_INTERVAL_MS. Planned from statistics of an empty queue, a claim sorts
+ * every pending row instead of walking the due index (docs/decisions/0166-a-burst-is-analyzed.md).
  */
 export class OutcomeRecorder {
   readonly #pool: pg.Pool;
@@ -64,6 +70,10 @@ export class OutcomeRecorder {
   #sinceAnalyze = 0;
   #lastAnalyze = 0;
   #analyzing = false;
+  /** The last claim found nothing. */
+  #drained = false;
+  /** A burst came (ANALYZE_BURST) that no ANALYZE has seen yet. */
+  #burst = false;
 
   /** `signal` hears of the `delivery_exhausted` events once committed. */
   constructor(
@@ -97,12 +107,31 @@ export class OutcomeRecorder {
    * which is written at once, or else alone (see the class).
    */
   claim(args: ClaimArgs): Promise<ClaimedDelivery[]> {
+    return this.#lease(args).then((claimed) => {
+      this.#claimed(claimed.length);
+      return claimed;
+    });
+  }
+
+  #lease(args: ClaimArgs): Promise<ClaimedDelivery[]> {
     const gathered = this.#gathered;
     if (gathered === undefined || this.#claim) return claimDeliveries(this.#pool, args);
     return new Promise((resolve, reject) => {
       this.#claim = { args, resolve, reject };
       gathered();
     });
+  }
+
+  /** A claim took `count` deliveries: the first one after an empty one may be a burst. */
+  #claimed(count: number): void {
+    if (count === 0) this.#drained = true;
+    else if (this.#drained) {
+      this.#drained = false;
+      if (count >= ANALYZE_BURST) {
+        this.#burst = true;
+        this.churned(0);
+      }
+    }
   }
 
   /** Waits up to GATHER_MS for outcomes to join the batch; a claim ends the wait. */
@@ -197,11 +226,13 @@ export class OutcomeRecorder {
   churned(outcomes: number): void {
     this.#sinceAnalyze += outcomes;
     const now = performance.now();
-    if (this.#analyzing || (this.#sinceAnalyze < ANALYZE_EVERY && this.#lastAnalyze !== 0)) return;
-    if (now - this.#lastAnalyze < ANALYZE_MIN_INTERVAL_MS && this.#lastAnalyze !== 0) return;
+    const first = this.#lastAnalyze === 0;
+    if (this.#analyzing || (this.#sinceAnalyze < ANALYZE_EVERY && !this.#burst && !first)) return;
+    if (now - this.#lastAnalyze < ANALYZE_MIN_INTERVAL_MS && !first) return;
     this.#analyzing = true;
     this.#lastAnalyze = now;
     this.#sinceAnalyze = 0;
+    this.#burst = false;
     analyzeQueue(this.#pool)
       .catch((err: unknown) => this.#logger.warn({ err }, 'analyzing the delivery queue failed'))
       .finally(() => (this.#analyzing = false));

@@ -4,9 +4,11 @@ import { EventSignal } from '../../../src/events/outbox.ts';
 import { createLogger } from '../../../src/logger.ts';
 import {
   claimDeliveries,
+  claimValues,
   type ClaimArgs,
 } from '../../../src/notifications/delivery/queue/claim.ts';
 import { dispatcherPool } from '../../../src/notifications/delivery/queue/pool.ts';
+import { analyzeQueue } from '../../../src/notifications/delivery/queue/reads.ts';
 import { recordAndClaim } from '../../../src/notifications/delivery/queue/record-and-claim.ts';
 import type { ClaimedDelivery, Outcome } from '../../../src/notifications/delivery/queue/types.ts';
 import type { NextStep } from '../../../src/notifications/delivery/policy.ts';
@@ -17,14 +19,21 @@ import { backends, directUrlOf, freshPostgres, migratedImage } from '../../helpe
 const ACCOUNT = '0b7c0000-0000-4000-8000-000000000001';
 let origins = 0;
 
-/** `count` due deliveries to an origin of their own (so that no other test's claim takes them). */
-async function queue(db: Database, count: number): Promise<string> {
-  const origin = `http://127.0.0.1:${9000 + ++origins}`;
+/**
+ * `count` due deliveries to an origin of their own (so that no other test's claim takes them), or
+ * to `origin`, of the registration of `clientId`.
+ */
+async function queue(
+  db: Database,
+  count: number,
+  origin = `http://127.0.0.1:${9000 + ++origins}`,
+  clientId = 'client',
+): Promise<string> {
   await db.pool.query(
     `INSERT INTO deliveries (kind, account_id, client_id, event_type, event_data, url, origin, auth_key)
-     SELECT 'test', $1, 'client', 'test_notification', '{}', $2 || '/hook', $2, 'sealed'
+     SELECT 'test', $1, $4, 'test_notification', '{}', $2 || '/hook', $2, 'sealed'
        FROM generate_series(1, $3)`,
-    [ACCOUNT, origin, count],
+    [ACCOUNT, origin, count, clientId],
   );
   return origin;
 }
@@ -231,6 +240,39 @@ describe.each(backends)('outcomes written and the next claim, in one statement (
       'pending',
     ]);
   });
+  it('the recorder analyzes the queue at start and on a burst after an empty claim', async () => {
+    const analyzes: Promise<unknown>[] = [];
+    const pool = {
+      query: (config: unknown, values?: unknown) => {
+        const running = db.pool.query(config as never, values as never);
+        if (typeof config === 'string' && config.includes('ANALYZE')) analyzes.push(running);
+        return running;
+      },
+      connect: () => db.pool.connect(),
+    } as unknown as pg.Pool;
+    const recorder = new OutcomeRecorder(pool, 'a', createLogger('silent'), new EventSignal());
+    // Room for all of an origin's deliveries in one claim.
+    const claimAll = async (origin: string) => {
+      const args = await claimArgs(db, 'a', origin, 400);
+      return recorder.claim({ ...args, limits: { ...args.limits, room: { [origin]: 400 } } });
+    };
+    recorder.churned(0); // at start
+    expect(analyzes).toHaveLength(1);
+    const none = await queue(db, 0);
+    expect(await claimAll(none)).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 2100)); // ANALYZE_MIN_INTERVAL_MS
+    // A few after an empty claim: no burst.
+    expect(await claimAll(await queue(db, 5))).toHaveLength(5);
+    expect(analyzes).toHaveLength(1);
+    // A burst, but not after an empty claim: the statistics know of the queue's work.
+    expect(await claimAll(await queue(db, 150))).toHaveLength(150);
+    expect(analyzes).toHaveLength(1);
+    // A burst after an empty claim: analyzed at once.
+    expect(await claimAll(none)).toEqual([]);
+    expect(await claimAll(await queue(db, 150))).toHaveLength(150);
+    expect(analyzes).toHaveLength(2);
+    await Promise.all(analyzes);
+  });
 });
 
 describe.runIf(backends.includes('postgres'))("the dispatcher's connections on postgres", () => {
@@ -270,4 +312,45 @@ describe.runIf(backends.includes('postgres'))("the dispatcher's connections on p
       await end();
     }
   });
+
+  it("walk the registrations' index past a backlog, once the queue is analyzed", async () => {
+    const { pool, end } = dispatcherPool(db);
+    const client = await pool.connect();
+    try {
+      // A registration's backlog, and a second registration's deliveries behind it: a claim
+      // fills its window with the first and looks for the second's by the registrations' index.
+      const origin = await queue(db, 5000);
+      await queue(db, 3, origin, 'second');
+      await analyzeQueue(client);
+      const args = await claimArgs(db, 'a', origin, 16);
+      await client.query('BEGIN');
+      // Prepared as the dispatcher prepares it (its generic plan), then run again, explained.
+      await claimDeliveries(client, args);
+      const values = claimValues(args).map((value) =>
+        client.escapeLiteral(Array.isArray(value) ? `{${value.join(',')}}` : String(value)),
+      );
+      const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
+        `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE clipgate_claim_deliveries(${values.join(', ')})`,
+      );
+      await client.query('ROLLBACK');
+      const plan = rows[0]!['QUERY PLAN'][0].Plan;
+      // Planned without the registrations' columns analyzed, it sorted all 5,000 of them.
+      expect(mostRows(plan)).toBeLessThan(500);
+      expect(mostRows(plan)).toBeGreaterThanOrEqual(16);
+    } finally {
+      client.release();
+      await end();
+    }
+  });
 });
+
+/** What EXPLAIN (FORMAT JSON) tells of a node. */
+interface PlanNode {
+  'Actual Rows': number;
+  'Actual Loops': number;
+  Plans?: PlanNode[];
+}
+
+/** The most rows any one node of a plan produced. */
+const mostRows = (node: PlanNode): number =>
+  Math.max(node['Actual Rows'] * node['Actual Loops'], ...(node.Plans ?? []).map(mostRows));

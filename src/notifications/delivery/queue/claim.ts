@@ -6,7 +6,8 @@ import type { ClaimedDelivery } from './types.ts';
 // ($1) left out, and, when that window is full, the first due ones of each other registration
 // (account and client) of its origins (heads): their deliveries may lie beyond the window, behind
 // another registration's backlog. Registrations are found by a skip scan of the registration
-// index (one probe per registration with pending deliveries at the origin, at most $8 of them).
+// index (one probe per registration with pending deliveries at the origin, at most $8 of them),
+// from its end: the front of each registration's entries holds its delivered rows until VACUUM.
 // Of these, at most the room of each receiver origin ($5, default $6) is picked, in turns: a
 // registration's k-th candidate has turn k plus what the instance holds of it ($7), and the
 // lowest turns go first, so the registrations of an origin share its slots and prefetch.
@@ -29,14 +30,14 @@ c AS (
   SELECT f.origin, f.account_id, f.client_id, 1 AS n FROM cut, LATERAL (
     SELECT origin, account_id, client_id FROM deliveries
      WHERE state = 'pending' AND origin = cut.origin
-     ORDER BY origin, account_id, client_id
+     ORDER BY origin DESC, account_id DESC, client_id DESC
      LIMIT 1) f
   UNION ALL
   SELECT f.origin, f.account_id, f.client_id, r.n + 1 FROM registrations r, LATERAL (
     SELECT origin, account_id, client_id FROM deliveries
      WHERE state = 'pending' AND origin = r.origin
-       AND (account_id, client_id) > (r.account_id, r.client_id)
-     ORDER BY origin, account_id, client_id
+       AND (account_id, client_id) < (r.account_id, r.client_id)
+     ORDER BY origin DESC, account_id DESC, client_id DESC
      LIMIT 1) f
    WHERE r.n < $8
 ), heads AS (

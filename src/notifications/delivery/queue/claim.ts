@@ -8,6 +8,9 @@ import type { ClaimedDelivery } from './types.ts';
 // another registration's backlog. Registrations are found by a skip scan of the registration
 // index (one probe per registration with pending deliveries at the origin, at most $8 of them),
 // from its end: the front of each registration's entries holds its delivered rows until VACUUM.
+// A head is read from the same index, the registration written as a range of it and the order
+// as its own: as an equality, the planner may walk the due index instead, past the whole backlog
+// of the origin's other registrations.
 // Of these, at most the room of each receiver origin ($5, default $6) is picked, in turns: a
 // registration's k-th candidate has turn k plus what the instance holds of it ($7), and the
 // lowest turns go first, so the registrations of an origin share its slots and prefetch.
@@ -44,9 +47,10 @@ c AS (
   SELECT h.* FROM registrations r, LATERAL (
     SELECT id, origin, account_id, client_id, next_attempt_at FROM deliveries
      WHERE state = 'pending' AND origin = r.origin
-       AND account_id = r.account_id AND client_id = r.client_id
+       AND (account_id, client_id) >= (r.account_id, r.client_id)
+       AND (account_id, client_id) <= (r.account_id, r.client_id)
        AND next_attempt_at <= now() AND (lease_until IS NULL OR lease_until <= now())
-     ORDER BY next_attempt_at, id
+     ORDER BY account_id, client_id, next_attempt_at, id
      LIMIT $6) h
    WHERE NOT EXISTS (SELECT 1 FROM c WHERE c.origin = r.origin
                         AND c.account_id = r.account_id AND c.client_id = r.client_id)

@@ -240,6 +240,7 @@ describe.each(backends)('outcomes written and the next claim, in one statement (
       'pending',
     ]);
   });
+
   it('the recorder analyzes the queue at start and on a burst after an empty claim', async () => {
     const analyzes: Promise<unknown>[] = [];
     const pool = {

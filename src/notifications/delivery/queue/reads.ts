@@ -35,9 +35,10 @@ export async function queueStats(q: Queryable): Promise<WebhookQueueStats> {
  * Refreshes the queue's statistics, on which the claim's plan depends: the row counts and the
  * columns the claim and the outcomes select on, the registration's among them (not the payloads,
  * which would cost seconds on a large backlog). Without the registration's, a claim that looks
- * past one registration's backlog for the next (claim.ts) sorted all of it. A sample of 3,000 rows (statistics target 10, for this statement only: the
- * two statements run as one implicit transaction) tells pending from finished as well as the
- * default 30,000, at a tenth of the cost: a drain analyzes every few seconds.
+ * past one registration's backlog for the next (claim.ts) sorted all of it. A sample of 3,000
+ * rows (statistics target 10, for this statement only: the two statements run as one implicit
+ * transaction) tells pending from finished as well as the default 30,000, at a tenth of the cost:
+ * a drain analyzes every few seconds.
  */
 export async function analyzeQueue(q: Queryable): Promise<void> {
   await q.query(

@@ -1,6 +1,7 @@
 import { fork, spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 
 export interface LoadResult {
@@ -56,7 +57,10 @@ export const fmt = (r: LoadResult) =>
  * Starts a Node child process running a TypeScript file in `cwd`; resolves once it prints
  * `{"port":N}`-bearing JSON. By default BENCH_SERVICE_DIR names another checkout (a worktree of
  * an older commit, with its own node_modules) whose `src/main.ts` runs instead of this one's: the
- * same bench, before and after a change, in one session.
+ * same bench, before and after a change, in one session. With BENCH_SERVICE_BUILT=1 (in this
+ * process's environment or the service's `env`) the service runs as the container runs it,
+ * `dist/main.js` of that checkout (`npm run build` first), without tsx's transform, whose helpers
+ * cost closures a little CPU each.
  */
 export async function startServer(
   file: string,
@@ -64,7 +68,10 @@ export async function startServer(
   nodeArgs: string[] = [],
   cwd = file === 'src/main.ts' ? process.env.BENCH_SERVICE_DIR : undefined,
 ): Promise<{ port: number; child: ChildProcess; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', file], {
+  const built =
+    file === 'src/main.ts' && (env.BENCH_SERVICE_BUILT ?? process.env.BENCH_SERVICE_BUILT) === '1';
+  const args = built ? [...nodeArgs, builtMain(cwd)] : [...nodeArgs, '--import', 'tsx', file];
+  const child = spawn(process.execPath, args, {
     cwd,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -92,6 +99,13 @@ export async function startServer(
         child.kill('SIGTERM');
       }),
   };
+}
+
+/** The compiled service of the checkout in `cwd` (this one by default). */
+function builtMain(cwd: string | undefined): string {
+  const main = path.resolve(cwd ?? '.', 'dist/main.js');
+  if (!existsSync(main)) throw new Error(`${main} is missing: run npm run build first`);
+  return main;
 }
 
 /** A target's verdict, as the benches print it. */

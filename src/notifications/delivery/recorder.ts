@@ -129,7 +129,7 @@ export class OutcomeRecorder {
       this.#drained = false;
       if (count >= ANALYZE_BURST) {
         this.#burst = true;
-        this.churned(0);
+        this.#analyzeIfDue();
       }
     }
   }
@@ -225,6 +225,14 @@ export class OutcomeRecorder {
   /** `outcomes` more were written (0: at start, which analyzes at once). */
   churned(outcomes: number): void {
     this.#sinceAnalyze += outcomes;
+    this.#analyzeIfDue();
+  }
+
+  /**
+   * ANALYZE at start, after ANALYZE_EVERY outcomes or on a burst, at most every
+   * ANALYZE_MIN_INTERVAL_MS.
+   */
+  #analyzeIfDue(): void {
     const now = performance.now();
     const first = this.#lastAnalyze === 0;
     if (this.#analyzing || (this.#sinceAnalyze < ANALYZE_EVERY && !this.#burst && !first)) return;

@@ -94,6 +94,20 @@ async function rows(db: Database, origin: string): Promise<Row[]> {
 
 const ids = (claimed: readonly { id: string }[]) => claimed.map((d) => d.id).sort();
 
+/** The database's pool, each query outside a transaction shown to `seen` as it starts. */
+const watched = (
+  db: Database,
+  seen: (config: unknown, running: Promise<unknown>) => void,
+): pg.Pool =>
+  ({
+    query: (config: unknown, values?: unknown) => {
+      const running = db.pool.query(config as never, values as never);
+      seen(config, running);
+      return running;
+    },
+    connect: () => db.pool.connect(),
+  }) as unknown as pg.Pool;
+
 describe.each(backends)('outcomes written and the next claim, in one statement (%s)', (backend) => {
   let db: Database;
   let drop = async () => {};
@@ -189,13 +203,10 @@ describe.each(backends)('outcomes written and the next claim, in one statement (
     const statements: string[] = [];
     // The database itself, the name of each named statement outside a transaction noted (not
     // ANALYZE's).
-    const pool = {
-      query: (config: { name?: string }) => {
-        if (config.name) statements.push(config.name);
-        return db.pool.query(config as never);
-      },
-      connect: () => db.pool.connect(),
-    } as unknown as pg.Pool;
+    const pool = watched(db, (config) => {
+      const { name } = config as { name?: string };
+      if (name) statements.push(name);
+    });
     // Busy from the first outcome on, gathering for 5 s.
     const recorder = new OutcomeRecorder(pool, 'a', createLogger('silent'), new EventSignal(), {
       ms: 5000,
@@ -243,14 +254,9 @@ describe.each(backends)('outcomes written and the next claim, in one statement (
 
   it('the recorder analyzes the queue at start and on a burst after an empty claim', async () => {
     const analyzes: Promise<unknown>[] = [];
-    const pool = {
-      query: (config: unknown, values?: unknown) => {
-        const running = db.pool.query(config as never, values as never);
-        if (typeof config === 'string' && config.includes('ANALYZE')) analyzes.push(running);
-        return running;
-      },
-      connect: () => db.pool.connect(),
-    } as unknown as pg.Pool;
+    const pool = watched(db, (config, running) => {
+      if (typeof config === 'string' && config.includes('ANALYZE')) analyzes.push(running);
+    });
     const recorder = new OutcomeRecorder(pool, 'a', createLogger('silent'), new EventSignal());
     // Room for all of an origin's deliveries in one claim.
     const claimAll = async (origin: string) => {

@@ -4,11 +4,13 @@ import { EventSignal } from '../../../src/events/outbox.ts';
 import { createLogger } from '../../../src/logger.ts';
 import {
   claimDeliveries,
+  claimForm,
   claimValues,
+  WALK_ROWS,
   type ClaimArgs,
 } from '../../../src/notifications/delivery/queue/claim.ts';
 import { dispatcherPool } from '../../../src/notifications/delivery/queue/pool.ts';
-import { analyzeQueue } from '../../../src/notifications/delivery/queue/reads.ts';
+import { analyzeQueue, nextDueMs } from '../../../src/notifications/delivery/queue/reads.ts';
 import { recordAndClaim } from '../../../src/notifications/delivery/queue/record-and-claim.ts';
 import type { ClaimedDelivery, Outcome } from '../../../src/notifications/delivery/queue/types.ts';
 import type { NextStep } from '../../../src/notifications/delivery/policy.ts';
@@ -212,9 +214,9 @@ describe.each(backends)('outcomes written and the next claim, in one statement (
       ms: 5000,
       busyPerSecond: 10,
     });
-    // Nothing to write: alone.
+    // Nothing to write: alone (by origin: claimArgs leaves every other origin out).
     const [first] = await recorder.claim(await claimArgs(db, 'a', origin, 1));
-    expect(statements).toEqual(['clipgate_claim_deliveries']);
+    expect(statements).toEqual(['clipgate_claim_deliveries_by_origin']);
     // A batch gathering: the claim ends the wait and rides its statement.
     const args = await claimArgs(db, 'a', origin, 2);
     const started = performance.now();
@@ -222,7 +224,10 @@ describe.each(backends)('outcomes written and the next claim, in one statement (
     const claimed = await recorder.claim(args);
     await written;
     expect(performance.now() - started).toBeLessThan(4000);
-    expect(statements).toEqual(['clipgate_claim_deliveries', 'clipgate_record_and_claim']);
+    expect(statements).toEqual([
+      'clipgate_claim_deliveries_by_origin',
+      'clipgate_record_and_claim_by_origin',
+    ]);
     expect(claimed).toHaveLength(2);
     // A batch that discards is written with its events in a transaction; the claim goes alone.
     const [third] = await recorder.claim(await claimArgs(db, 'a', origin, 1));
@@ -230,7 +235,10 @@ describe.each(backends)('outcomes written and the next claim, in one statement (
     const discarding = recorder.record(outcome(third!, { state: 'discarded' }));
     expect(await recorder.claim(discardArgs)).toHaveLength(1);
     await discarding;
-    expect(statements.slice(2)).toEqual(['clipgate_claim_deliveries', 'clipgate_claim_deliveries']);
+    expect(statements.slice(2)).toEqual([
+      'clipgate_claim_deliveries_by_origin',
+      'clipgate_claim_deliveries_by_origin',
+    ]);
     // Not busy: an outcome is written at once, and a claim meanwhile goes alone beside it.
     statements.length = 0;
     const quiet = new OutcomeRecorder(pool, 'a', createLogger('silent'), new EventSignal());
@@ -242,7 +250,10 @@ describe.each(backends)('outcomes written and the next claim, in one statement (
     ]);
     await recorder.settled();
     await quiet.settled();
-    expect(statements.sort()).toEqual(['clipgate_claim_deliveries', 'clipgate_record_outcomes']);
+    expect(statements.sort()).toEqual([
+      'clipgate_claim_deliveries_by_origin',
+      'clipgate_record_outcomes',
+    ]);
     expect((await rows(db, origin)).map((r) => r.state)).toEqual([
       'delivered',
       'delivered',
@@ -300,20 +311,30 @@ describe.runIf(backends.includes('postgres'))("the dispatcher's connections on p
     await drop();
   });
 
-  it('plan the claim once per connection (a generic plan), without JIT', async () => {
+  it('plan each form of the claim once per connection (a generic plan), without JIT', async () => {
     const { pool, end } = dispatcherPool(db);
     const client = await pool.connect();
     try {
-      const origin = await queue(db, 12);
+      const origin = await queue(db, 24);
+      const inDueOrder = await claimArgs(db, 'a', origin, 2); // the only origin
+      const byOrigin = {
+        ...inDueOrder,
+        limits: { ...inDueOrder.limits, saturated: ['http://127.0.0.1:1'] },
+      };
       for (let i = 0; i < 6; i++) {
-        const claimed = await claimDeliveries(client, await claimArgs(db, 'a', origin, 2));
-        expect(claimed).toHaveLength(2);
+        for (const args of [byOrigin, inDueOrder]) {
+          expect(await claimDeliveries(client, args)).toHaveLength(2);
+        }
       }
       const { rows } = await client.query<{ custom: string; generic: string; jit: string }>(
-        `SELECT custom_plans AS custom, generic_plans AS generic, current_setting('jit') AS jit
-           FROM pg_prepared_statements WHERE name = 'clipgate_claim_deliveries'`,
+        `SELECT name, custom_plans AS custom, generic_plans AS generic,
+                current_setting('jit') AS jit
+           FROM pg_prepared_statements WHERE name LIKE 'clipgate_claim_deliveries%' ORDER BY name`,
       );
-      expect(rows).toEqual([{ custom: '0', generic: '6', jit: 'off' }]);
+      expect(rows).toEqual([
+        { name: 'clipgate_claim_deliveries', custom: '0', generic: '6', jit: 'off' },
+        { name: 'clipgate_claim_deliveries_by_origin', custom: '0', generic: '6', jit: 'off' },
+      ]);
     } finally {
       client.release();
       await end();
@@ -329,18 +350,7 @@ describe.runIf(backends.includes('postgres'))("the dispatcher's connections on p
       const origin = await queue(db, 40_000);
       await queue(db, 3, origin, 'second');
       await analyzeQueue(client);
-      const args = await claimArgs(db, 'a', origin, 16);
-      await client.query('BEGIN');
-      // Prepared as the dispatcher prepares it (its generic plan), then run again, explained.
-      await claimDeliveries(client, args);
-      const values = claimValues(args).map((value) =>
-        client.escapeLiteral(Array.isArray(value) ? `{${value.join(',')}}` : String(value)),
-      );
-      const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
-        `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE clipgate_claim_deliveries(${values.join(', ')})`,
-      );
-      await client.query('ROLLBACK');
-      const plan = rows[0]!['QUERY PLAN'][0].Plan;
+      const plan = await explained(client, await claimArgs(db, 'a', origin, 16));
       // Without the registration's columns analyzed, the plan sorted the whole backlog; with
       // the second registration's deliveries found through the due index, it walked it.
       expect(mostRows(plan)).toBeLessThan(500);
@@ -350,7 +360,68 @@ describe.runIf(backends.includes('postgres'))("the dispatcher's connections on p
       await end();
     }
   });
+
+  it("take the window by origin past a saturated origin's backlog", async () => {
+    const { pool, end } = dispatcherPool(db);
+    const client = await pool.connect();
+    try {
+      // A slow receiver's backlog, due before the deliveries of another origin, alone in the
+      // queue: with few origins, each is estimated to hold much of it.
+      await db.pool.query('DELETE FROM deliveries');
+      const saturated = await queue(db, 40_000);
+      const origin = await queue(db, 3);
+      await analyzeQueue(client);
+      const args = await claimArgs(db, 'a', origin, 16);
+      expect(args.limits.saturated).toEqual([saturated]);
+      // In due order alone, the claim read every delivery of the saturated origin to leave it out.
+      expect(mostRows(await explained(client, args))).toBeLessThanOrEqual(WALK_ROWS);
+      expect(await claimDeliveries(client, args)).toHaveLength(3);
+      // The next due, as the dispatcher looks for it after an empty claim: the saturated
+      // origin's backlog is not read either.
+      await db.pool.query(
+        `UPDATE deliveries SET next_attempt_at = now() + interval '1 hour', lease_until = NULL
+          WHERE origin = $1`,
+        [origin],
+      );
+      const due = await nextDueMs(client, args.limits.saturated);
+      expect(due).toBeGreaterThan(3_500_000);
+      expect(due).toBeLessThanOrEqual(3_600_000);
+      expect(await nextDueMs(client, [])).toBeLessThanOrEqual(0);
+      const values = [`{${saturated}}`, WALK_ROWS].map((v) => client.escapeLiteral(String(v)));
+      const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
+        `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE clipgate_next_due_by_origin(${values.join(', ')})`,
+      );
+      expect(mostRows(rows[0]!['QUERY PLAN'][0].Plan)).toBeLessThanOrEqual(WALK_ROWS);
+    } finally {
+      client.release();
+      await end();
+    }
+  });
 });
+
+/**
+ * The plan of a claim with `args` on `client`, in the form they call for: prepared as the
+ * dispatcher prepares it (its generic plan), then run again, explained, and rolled back.
+ */
+async function explained(client: pg.PoolClient, args: ClaimArgs): Promise<PlanNode> {
+  const name = {
+    inDueOrder: 'clipgate_claim_deliveries',
+    byOrigin: 'clipgate_claim_deliveries_by_origin',
+  }[claimForm(args.limits.saturated)];
+  await client.query('BEGIN');
+  try {
+    await claimDeliveries(client, args);
+    const values = claimValues(args).map((value) =>
+      client.escapeLiteral(Array.isArray(value) ? `{${value.join(',')}}` : String(value)),
+    );
+    const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
+      `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE ${name}(${values.join(', ')})`,
+    );
+    return rows[0]!['QUERY PLAN'][0].Plan;
+  } finally {
+    await client.query('ROLLBACK');
+  }
+}
 
 /** What EXPLAIN (FORMAT JSON) tells of a node. */
 interface PlanNode {

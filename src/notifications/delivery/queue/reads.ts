@@ -1,22 +1,56 @@
 import type { WebhookQueueStats } from '../metrics.ts';
 import type { Queryable } from '../../../storage/database.ts';
+import { claimForm, PENDING_ORIGINS, WALK_ROWS, type ClaimForm } from './claim.ts';
 
 // Leases of an instance that died are not looked for here: the claim takes them once expired,
-// at the latest at the next poll.
-const NEXT_DUE_SQL = `
+// at the latest at the next poll. With saturated origins, as the claim's window is taken
+// (claim.ts): a walk of the due index of at most `$2` pending deliveries, and by origin if they
+// were all leased or of saturated origins.
+const NEXT_DUE: Record<ClaimForm, { name: string; text: string }> = {
+  inDueOrder: {
+    name: 'clipgate_next_due',
+    text: `
 SELECT (extract(epoch FROM (min(next_attempt_at) - now())) * 1000)::float8 AS ms
   FROM deliveries
- WHERE state = 'pending' AND lease_until IS NULL AND origin <> ALL ($1::text[])`;
+ WHERE state = 'pending' AND lease_until IS NULL AND origin <> ALL ($1::text[])`,
+  },
+  byOrigin: {
+    name: 'clipgate_next_due_by_origin',
+    text: `WITH RECURSIVE walked AS (
+  SELECT next_attempt_at AS at FROM (
+    SELECT origin, next_attempt_at, id, lease_until FROM deliveries
+     WHERE state = 'pending'
+     ORDER BY next_attempt_at, id
+     LIMIT $2) walk
+   WHERE lease_until IS NULL AND origin <> ALL ($1::text[])
+   ORDER BY next_attempt_at, id
+   LIMIT 1
+), by_origin AS (
+  SELECT NOT EXISTS (SELECT FROM walked) AND EXISTS (
+    SELECT FROM deliveries WHERE state = 'pending'
+     ORDER BY next_attempt_at, id OFFSET $2 - 1) AS needed
+),${PENDING_ORIGINS}
+SELECT (extract(epoch FROM (coalesce((SELECT at FROM walked), (
+         SELECT min(d.next_attempt_at) FROM origins o, LATERAL (
+           SELECT next_attempt_at FROM deliveries
+            WHERE state = 'pending' AND origin >= o.origin AND origin <= o.origin
+              AND lease_until IS NULL
+            ORDER BY origin, next_attempt_at
+            LIMIT 1) d
+          WHERE (SELECT needed FROM by_origin) AND o.origin <> ALL ($1::text[])))
+        - now())) * 1000)::float8 AS ms`,
+  },
+};
 
 /**
  * Milliseconds until the next unleased delivery (a retry, mostly) of an origin not `saturated`
  * falls due, 0 or less if one is due; null when none is pending.
  */
 export async function nextDueMs(q: Queryable, saturated: string[]): Promise<number | null> {
+  const form = claimForm(saturated);
   const { rows } = await q.query<{ ms: number | null }>({
-    name: 'clipgate_next_due',
-    text: NEXT_DUE_SQL,
-    values: [saturated],
+    ...NEXT_DUE[form],
+    values: form === 'byOrigin' ? [saturated, WALK_ROWS] : [saturated],
   });
   return rows[0]?.ms ?? null;
 }

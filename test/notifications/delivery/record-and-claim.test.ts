@@ -311,10 +311,8 @@ describe.runIf(backends.includes('postgres'))("the dispatcher's connections on p
     await drop();
   });
 
-  it('plan each form of the claim once per connection (a generic plan), without JIT', async () => {
-    const { pool, end } = dispatcherPool(db);
-    const client = await pool.connect();
-    try {
+  it('plan each form of the claim once per connection (a generic plan), without JIT', () =>
+    onDispatcherConnection(db, async (client) => {
       const origin = await queue(db, 24);
       const inDueOrder = await claimArgs(db, 'a', origin, 2); // the only origin
       const byOrigin = {
@@ -335,16 +333,10 @@ describe.runIf(backends.includes('postgres'))("the dispatcher's connections on p
         { name: 'clipgate_claim_deliveries', custom: '0', generic: '6', jit: 'off' },
         { name: 'clipgate_claim_deliveries_by_origin', custom: '0', generic: '6', jit: 'off' },
       ]);
-    } finally {
-      client.release();
-      await end();
-    }
-  });
+    }));
 
-  it("walk the registrations' index past a backlog, once the queue is analyzed", async () => {
-    const { pool, end } = dispatcherPool(db);
-    const client = await pool.connect();
-    try {
+  it("walk the registrations' index past a backlog, once the queue is analyzed", () =>
+    onDispatcherConnection(db, async (client) => {
       // A registration's backlog, and a second registration's deliveries behind it: a claim
       // fills its window with the first and looks for the second's by the registrations' index.
       const origin = await queue(db, 40_000);
@@ -360,16 +352,10 @@ describe.runIf(backends.includes('postgres'))("the dispatcher's connections on p
         expect(mostRows(plan)).toBeLessThan(500);
         expect(mostRows(plan)).toBeGreaterThanOrEqual(16);
       }
-    } finally {
-      client.release();
-      await end();
-    }
-  });
+    }));
 
-  it("take the window by origin past a saturated origin's backlog", async () => {
-    const { pool, end } = dispatcherPool(db);
-    const client = await pool.connect();
-    try {
+  it("take the window by origin past a saturated origin's backlog", () =>
+    onDispatcherConnection(db, async (client) => {
       // A slow receiver's backlog, due before the deliveries of another origin, alone in the
       // queue: with few origins, each is estimated to hold much of it.
       await db.pool.query('DELETE FROM deliveries');
@@ -393,17 +379,28 @@ describe.runIf(backends.includes('postgres'))("the dispatcher's connections on p
       expect(due).toBeGreaterThan(3_500_000);
       expect(due).toBeLessThanOrEqual(3_600_000);
       expect(await nextDueMs(client, [])).toBeLessThanOrEqual(0);
-      const values = [`{${saturated}}`, WALK_ROWS].map((v) => client.escapeLiteral(String(v)));
       const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
-        `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE clipgate_next_due_by_origin(${values.join(', ')})`,
+        `EXPLAIN (ANALYZE, FORMAT JSON)
+         EXECUTE clipgate_next_due_by_origin(${client.escapeLiteral(`{${saturated}}`)})`,
       );
       expect(mostRows(rows[0]!['QUERY PLAN'][0].Plan)).toBeLessThanOrEqual(WALK_ROWS);
-    } finally {
-      client.release();
-      await end();
-    }
-  });
+    }));
 });
+
+/** `run` on a connection of the dispatcher's own pool, which ends after it. */
+async function onDispatcherConnection(
+  db: Database,
+  run: (client: pg.PoolClient) => Promise<void>,
+): Promise<void> {
+  const { pool, end } = dispatcherPool(db);
+  const client = await pool.connect();
+  try {
+    await run(client);
+  } finally {
+    client.release();
+    await end();
+  }
+}
 
 /**
  * The plan of a claim with `args` on `client`, in the form they call for: prepared as the

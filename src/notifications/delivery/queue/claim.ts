@@ -17,6 +17,12 @@ origins AS (
     FROM origins o WHERE o.origin IS NOT NULL
 )`;
 
+/**
+ * The due deliveries a claim's walk reads at most, with saturated origins, before it takes its
+ * window by origin: more than a few instances hold leased, and half a millisecond's walk.
+ */
+export const WALK_ROWS = 2_000;
+
 /** The two forms of the claim, by how it finds its window (CLAIM_WINDOW). */
 export type ClaimForm = 'inDueOrder' | 'byOrigin';
 
@@ -29,7 +35,7 @@ export const claimForm = (saturated: readonly string[]): ClaimForm =>
  * ($1). With none saturated, by a walk of the due index. With some, that walk could pass every due
  * delivery of theirs, each read from the table and left out: a slow receiver's backlog of 100,000
  * made each claim of the other origins take 37 ms. So with some saturated, the walk reads at
- * most `$10` due deliveries; if they do not fill the window and there are more, the window is
+ * most WALK_ROWS due deliveries; if they do not fill the window and there are more, the window is
  * taken by origin instead, from the origins' due index: the first `$2` of each origin not
  * saturated, then the first `$2` of those. The same rows, at about 17 µs an origin with
  * deliveries pending (decision 0167). The origin is written as a range of that index and the
@@ -52,14 +58,14 @@ walked AS (
     SELECT id, origin, account_id, client_id, next_attempt_at, lease_until FROM deliveries
      WHERE state = 'pending' AND next_attempt_at <= now()
      ORDER BY next_attempt_at, id
-     LIMIT $10) walk
+     LIMIT ${WALK_ROWS}) walk
    WHERE (lease_until IS NULL OR lease_until <= now()) AND origin <> ALL ($1::text[])
    ORDER BY next_attempt_at, id
    LIMIT $2
 ), by_origin AS (
   SELECT (SELECT count(*) FROM walked) < $2 AND EXISTS (
     SELECT FROM deliveries WHERE state = 'pending' AND next_attempt_at <= now()
-     ORDER BY next_attempt_at, id OFFSET $10 - 1) AS needed
+     ORDER BY next_attempt_at, id OFFSET ${WALK_ROWS - 1}) AS needed
 ),${PENDING_ORIGINS}, c AS (
   SELECT * FROM walked WHERE NOT (SELECT needed FROM by_origin)
   UNION ALL
@@ -175,12 +181,6 @@ const CLAIM: Record<ClaimForm, { name: string; text: string }> = {
  */
 const REGISTRATIONS_PER_ORIGIN = 100;
 
-/**
- * The due deliveries a claim's walk reads at most, with saturated origins, before it takes its
- * window by origin: more than a few instances hold leased, and half a millisecond's walk.
- */
-export const WALK_ROWS = 2_000;
-
 /** What a claim asks for: up to `limit` deliveries for `leaseMs`, within `limits`. */
 export interface ClaimArgs {
   instanceId: string;
@@ -190,10 +190,7 @@ export interface ClaimArgs {
   perOrigin: number;
 }
 
-/**
- * The values of CLAIM_CTES and CLAIM_UPDATE, $1 to $9 ($10 too by origin), leaving out the
- * deliveries `except`.
- */
+/** The values of CLAIM_CTES and CLAIM_UPDATE, $1 to $9, leaving out the deliveries `except`. */
 export const claimValues = (args: ClaimArgs, except: readonly string[] = []): unknown[] => [
   args.limits.saturated,
   args.limit,
@@ -204,7 +201,6 @@ export const claimValues = (args: ClaimArgs, except: readonly string[] = []): un
   JSON.stringify(args.limits.held),
   REGISTRATIONS_PER_ORIGIN,
   except,
-  ...(claimForm(args.limits.saturated) === 'byOrigin' ? [WALK_ROWS] : []),
 ];
 
 /**

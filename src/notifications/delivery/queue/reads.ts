@@ -4,8 +4,8 @@ import { claimForm, PENDING_ORIGINS, WALK_ROWS, type ClaimForm } from './claim.t
 
 // Leases of an instance that died are not looked for here: the claim takes them once expired,
 // at the latest at the next poll. With saturated origins, as the claim's window is taken
-// (claim.ts): a walk of the due index of at most `$2` pending deliveries, and by origin if they
-// were all leased or of saturated origins.
+// (claim.ts): a walk of the due index of at most WALK_ROWS pending deliveries, and by origin if
+// they were all leased or of saturated origins.
 const NEXT_DUE: Record<ClaimForm, { name: string; text: string }> = {
   inDueOrder: {
     name: 'clipgate_next_due',
@@ -21,14 +21,14 @@ SELECT (extract(epoch FROM (min(next_attempt_at) - now())) * 1000)::float8 AS ms
     SELECT origin, next_attempt_at, id, lease_until FROM deliveries
      WHERE state = 'pending'
      ORDER BY next_attempt_at, id
-     LIMIT $2) walk
+     LIMIT ${WALK_ROWS}) walk
    WHERE lease_until IS NULL AND origin <> ALL ($1::text[])
    ORDER BY next_attempt_at, id
    LIMIT 1
 ), by_origin AS (
   SELECT NOT EXISTS (SELECT FROM walked) AND EXISTS (
     SELECT FROM deliveries WHERE state = 'pending'
-     ORDER BY next_attempt_at, id OFFSET $2 - 1) AS needed
+     ORDER BY next_attempt_at, id OFFSET ${WALK_ROWS - 1}) AS needed
 ),${PENDING_ORIGINS}
 SELECT (extract(epoch FROM (coalesce((SELECT at FROM walked), (
          SELECT min(d.next_attempt_at) FROM origins o, LATERAL (
@@ -47,10 +47,9 @@ SELECT (extract(epoch FROM (coalesce((SELECT at FROM walked), (
  * falls due, 0 or less if one is due; null when none is pending.
  */
 export async function nextDueMs(q: Queryable, saturated: string[]): Promise<number | null> {
-  const form = claimForm(saturated);
   const { rows } = await q.query<{ ms: number | null }>({
-    ...NEXT_DUE[form],
-    values: form === 'byOrigin' ? [saturated, WALK_ROWS] : [saturated],
+    ...NEXT_DUE[claimForm(saturated)],
+    values: [saturated],
   });
   return rows[0]?.ms ?? null;
 }

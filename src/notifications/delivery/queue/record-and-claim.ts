@@ -15,12 +15,11 @@ const shifted = (sql: string, by: number) =>
   sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + by}`);
 
 // The outcomes' write (./record-outcomes.ts, $1 to $3) and the next claim (./claim.ts, $4 to
-// $12, $13 by origin) in one statement: one round trip where they took two. Each part's
-// conditions are its own statement's: the write is fenced by the lease of each attempt
-// (leased_by, attempt_count), and the claim locks what no other instance holds, SKIP LOCKED. Both
-// see the snapshot the statement started with, so a delivery recorded here is not claimed by it:
-// those it writes are left out of the claim ($12, the same ids as $3), which a retry due at once
-// reaches with the next claim.
+// $12) in one statement: one round trip where they took two. Each part's conditions are its own
+// statement's: the write is fenced by the lease of each attempt (leased_by, attempt_count), and
+// the claim locks what no other instance holds, SKIP LOCKED. Both see the snapshot the statement
+// started with, so a delivery recorded here is not claimed by it: those it writes are left out
+// of the claim ($12, the same ids as $3), which a retry due at once reaches with the next claim.
 function recordAndClaimSql(form: ClaimForm): string {
   return `WITH RECURSIVE ${RECORD_CTES},${shifted(CLAIM_CTES[form], 3)},
 claimed AS (${shifted(CLAIM_UPDATE, 3)})

@@ -5,8 +5,9 @@
 // GraphQL; as text, and prepared as the service runs it), served by a bare Node HTTP handler,
 // and HTTP alone, with the ratios, all measured in this one run. Beside each rate, the serving
 // process's CPU time per request, PostgreSQL's (a local server's processes) and the load's (this
-// process); and the service's CPU per page of REST, GraphQL and GraphQL by hash in rounds of short
-// runs (--cpu-rounds), whose ratios are what a loaded machine moves least.
+// process); and in rounds of short runs (--cpu-rounds), beside the bare pg + HTTP server's page,
+// the service's CPU per page of REST, GraphQL and GraphQL by hash and each page's p99 / p50: the
+// medians of the rounds' figures are what a loaded machine moves least.
 //
 //   npm run bench:list [-- --seconds 5 --concurrency 16 --warmup 3 --cpu-rounds 7]
 //   BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) names the server; the
@@ -202,18 +203,23 @@ const served = { port: service.port, pid: service.child.pid! };
   });
   await http.close();
 }
+// The first pages the rounds below measure, and the bare server's.
+const REST = 'REST first page';
+const TEXT = 'GraphQL first page';
+const BY_HASH = 'GraphQL first page, by hash';
+const BARE = 'bare pg + HTTP first page';
 const listPath = (a: string) => `/api/accessories/${a}/activities`;
 const pages: Record<string, (http: Pool, i: number) => Promise<void>> = {
-  'REST first page': (h, i) => post(h, listPath(pick(i)), { limit: 20 }),
+  [REST]: (h, i) => post(h, listPath(pick(i)), { limit: 20 }),
   'REST page 10,000 deep': (h, i) =>
     post(h, listPath(pick(i)), {
       limit: 20,
       startActivityId: deepStart.get(pick(i)),
       operator: '<',
     }),
-  'GraphQL first page': (h, i) => post(h, '/graphql', { query: PAGE, variables: { id: pick(i) } }),
+  [TEXT]: (h, i) => post(h, '/graphql', { query: PAGE, variables: { id: pick(i) } }),
   // Apollo's persisted queries: the hash alone, once the text was sent with it (below).
-  'GraphQL first page, by hash': (h, i) =>
+  [BY_HASH]: (h, i) =>
     post(h, '/graphql', { variables: { id: pick(i) }, extensions: PAGE_BY_HASH }),
   'GraphQL page 10,000 deep': (h, i) =>
     post(h, '/graphql', {
@@ -232,36 +238,61 @@ const pages: Record<string, (http: Pool, i: number) => Promise<void>> = {
 };
 await warm(service.port, Object.values(pages));
 for (const [name, request] of Object.entries(pages)) await drive(served, name, request);
-// The service's CPU per page, REST, GraphQL as text and by its hash: CPU time of the service
-// process over a run / requests answered, in rounds of short runs (one of each kind), so that the
-// machine's noise falls on all three alike; each ratio is the median of the rounds' ratios. Every
-// other round runs the kinds in the reverse order: a machine slowing down (or speeding up) over a
-// round falls on the first kind as often as on the last.
-const REST = 'REST first page';
-const TEXT = 'GraphQL first page';
-const BY_HASH = 'GraphQL first page, by hash';
-const rounds: Record<typeof REST | typeof TEXT | typeof BY_HASH, number>[] = [];
+// The bare pg + HTTP server, started now to run in the rounds below beside the service; its own
+// figures come once the service has stopped.
+const bare = await startServer('bench/bare-list-server.ts', {
+  DATABASE_URL: databaseUrl.toString(),
+});
+const get = async (h: Pool, path: string) => {
+  const res = await h.request({ method: 'GET', path });
+  await res.body.text();
+};
+const barePages: Record<string, (http: Pool, i: number) => Promise<void>> = {
+  [BARE]: (h, i) => get(h, `/?a=${pick(i)}`),
+  'bare pg + HTTP deep page': (h, i) => get(h, `/?a=${pick(i)}&start=${deepStart.get(pick(i))}`),
+  'bare HTTP alone, a fixed page': (h, i) => get(h, `/fixed?a=${pick(i)}`),
+};
+await warm(bare.port, Object.values(barePages));
+// The CPU per page and the p99 / p50 of the service's REST, GraphQL and by-hash first pages and
+// of the bare server's page: CPU time of the serving process over a run / requests answered, in
+// rounds of short runs (one of each kind), so that the machine's noise falls on all four alike;
+// each figure is the median of the rounds' figures. Every other round runs the kinds in the
+// reverse order: a machine slowing down (or speeding up) over a round falls on the first kind as
+// often as on the last.
+type Kind = typeof REST | typeof TEXT | typeof BY_HASH | typeof BARE;
+const kinds: Record<
+  Kind,
+  { port: number; pid: number; request: (h: Pool, i: number) => Promise<void> }
+> = {
+  [REST]: { ...served, request: pages[REST]! },
+  [TEXT]: { ...served, request: pages[TEXT]! },
+  [BY_HASH]: { ...served, request: pages[BY_HASH]! },
+  [BARE]: { port: bare.port, pid: bare.child.pid!, request: barePages[BARE]! },
+};
+const rounds: Record<Kind, { cpu: number; spread: number }>[] = [];
 for (let round = 0; round < Number(values['cpu-rounds']); round++) {
-  const perPage = { [REST]: 0, [TEXT]: 0, [BY_HASH]: 0 };
-  const kinds = [REST, TEXT, BY_HASH] as const;
-  for (const name of round % 2 === 0 ? kinds : [...kinds].reverse()) {
-    const http = new Pool(`http://127.0.0.1:${service.port}`, { connections: concurrency });
+  const perPage = {} as Record<Kind, { cpu: number; spread: number }>;
+  const order = Object.keys(kinds) as Kind[];
+  for (const name of round % 2 === 0 ? order : order.reverse()) {
+    const { port, pid, request } = kinds[name];
+    const http = new Pool(`http://127.0.0.1:${port}`, { connections: concurrency });
     const run = await measured(
-      (measuring) => load(concurrency, duration / 2, (i) => pages[name]!(http, i), 0, measuring),
-      service.child.pid!,
+      (measuring) => load(concurrency, duration / 2, (i) => request(http, i), 0, measuring),
+      pid,
     );
-    perPage[name] = run.cpu;
+    perPage[name] = { cpu: run.cpu, spread: run.p99 / run.p50 };
     await http.close();
   }
   rounds.push(perPage);
-  const micro = (name: keyof typeof perPage) => `${(perPage[name] * 1000).toFixed(0)} µs`;
+  const each = (show: (kind: Kind) => string) =>
+    `REST ${show(REST)}, GraphQL ${show(TEXT)}, by hash ${show(BY_HASH)}, bare ${show(BARE)}`;
   console.log(
-    `CPU per page, round ${round + 1}      REST ${micro(REST)}, GraphQL ${micro(TEXT)}, by hash ${micro(BY_HASH)}`,
+    `round ${round + 1}  CPU per page ${each((k) => `${(perPage[k].cpu * 1000).toFixed(0)} µs`)}; p99 / p50 ${each((k) => perPage[k].spread.toFixed(2))}`,
   );
 }
 const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-const cpuRatio = (a: typeof TEXT | typeof BY_HASH, b: typeof REST | typeof TEXT) =>
-  median(rounds.map((r) => r[a] / r[b])).toFixed(2);
+const cpuRatio = (a: Kind, b: Kind) => median(rounds.map((r) => r[a].cpu / r[b].cpu)).toFixed(2);
+const roundsSpread = (kind: Kind) => median(rounds.map((r) => r[kind].spread)).toFixed(2);
 // Zones: z1 over the left quarter of the frame, saved now, so that every activity of
 // the data set is older than lastModified and answered from its objectLocations (about 4 in 10
 // hold a cell of z1): the costlier side of the zones-and-time rule.
@@ -300,19 +331,6 @@ await drive(served, 'REST zone-filtered page', (h, i) =>
 );
 await service.stop();
 
-const bare = await startServer('bench/bare-list-server.ts', {
-  DATABASE_URL: databaseUrl.toString(),
-});
-const get = async (h: Pool, path: string) => {
-  const res = await h.request({ method: 'GET', path });
-  await res.body.text();
-};
-const barePages: Record<string, (http: Pool, i: number) => Promise<void>> = {
-  'bare pg + HTTP first page': (h, i) => get(h, `/?a=${pick(i)}`),
-  'bare pg + HTTP deep page': (h, i) => get(h, `/?a=${pick(i)}&start=${deepStart.get(pick(i))}`),
-  'bare HTTP alone, a fixed page': (h, i) => get(h, `/fixed?a=${pick(i)}`),
-};
-await warm(bare.port, Object.values(barePages));
 for (const [name, request] of Object.entries(barePages)) {
   await drive({ port: bare.port, pid: bare.child.pid! }, name, request);
 }
@@ -416,31 +434,34 @@ const spread = (a: string) => (results[a]!.p99 / results[a]!.p50).toFixed(2);
 console.log(`
 ratios (target in brackets); the targets were set against the keyset query as text through pg
 (planned at every run, no HTTP); the bare pg + HTTP server is the older baseline
-  REST / pg keyset query throughput         ${ratio('REST first page', 'pg keyset query, first', (r) => r.rps)}  [>= 0.9]
-  GraphQL / pg keyset query throughput      ${ratio('GraphQL first page', 'pg keyset query, first', (r) => r.rps)}  [>= 0.8]
+  REST / pg keyset query throughput         ${ratio(REST, 'pg keyset query, first', (r) => r.rps)}  [>= 0.9]
+  GraphQL / pg keyset query throughput      ${ratio(TEXT, 'pg keyset query, first', (r) => r.rps)}  [>= 0.8]
   REST deep / pg keyset query, deep         ${ratio('REST page 10,000 deep', 'pg keyset query, deep', (r) => r.rps)}
   GraphQL deep / pg keyset query, deep      ${ratio('GraphQL page 10,000 deep', 'pg keyset query, deep', (r) => r.rps)}
-  REST / bare pg+HTTP throughput            ${ratio('REST first page', 'bare pg + HTTP first page', (r) => r.rps)}  [>= 0.9]
-  GraphQL / bare pg+HTTP throughput         ${ratio('GraphQL first page', 'bare pg + HTTP first page', (r) => r.rps)}  [>= 0.7]
-  bare pg+HTTP / pg keyset query throughput ${ratio('bare pg + HTTP first page', 'pg keyset query, first', (r) => r.rps)}
+  REST / bare pg+HTTP throughput            ${ratio(REST, BARE, (r) => r.rps)}  [>= 0.9]
+  GraphQL / bare pg+HTTP throughput         ${ratio(TEXT, BARE, (r) => r.rps)}  [>= 0.7]
+  bare pg+HTTP / pg keyset query throughput ${ratio(BARE, 'pg keyset query, first', (r) => r.rps)}
   against the prepared statement (the service's own, the stronger limit):
-  REST / prepared statement throughput      ${ratio('REST first page', 'pg keyset statement, prepared, first', (r) => r.rps)}
-  GraphQL / prepared statement throughput   ${ratio('GraphQL first page', 'pg keyset statement, prepared, first', (r) => r.rps)}
+  REST / prepared statement throughput      ${ratio(REST, 'pg keyset statement, prepared, first', (r) => r.rps)}
+  GraphQL / prepared statement throughput   ${ratio(TEXT, 'pg keyset statement, prepared, first', (r) => r.rps)}
   HTTP alone + the statement, one after the other on these cores: ${ceiling()} of the statement alone
-  one event loop at its CPU per page, REST / keyset query: ${loopCeiling('REST first page')}; GraphQL: ${loopCeiling('GraphQL first page')}
-  REST first page p99 / p50                 ${spread('REST first page')}  [<= 2.2; bare pg+HTTP ${spread('bare pg + HTTP first page')}]
-  GraphQL first page p99 / p50              ${spread('GraphQL first page')}  [<= 2.2]
-  REST deep / first page p50 latency        ${ratio('REST page 10,000 deep', 'REST first page', (r) => r.p50)}  [<= 1.1]
-  GraphQL deep / first page p50 latency     ${ratio('GraphQL page 10,000 deep', 'GraphQL first page', (r) => r.p50)}  [<= 1.1]
+  one event loop at its CPU per page, REST / keyset query: ${loopCeiling(REST)}; GraphQL: ${loopCeiling(TEXT)}
+  REST first page p99 / p50 (one run)       ${spread(REST)}  [bare pg+HTTP ${spread(BARE)}]
+  GraphQL first page p99 / p50 (one run)    ${spread(TEXT)}
+  REST deep / first page p50 latency        ${ratio('REST page 10,000 deep', REST, (r) => r.p50)}  [<= 1.1]
+  GraphQL deep / first page p50 latency     ${ratio('GraphQL page 10,000 deep', TEXT, (r) => r.p50)}  [<= 1.1]
   REST zone-filtered / unfiltered p50       ${ratio('REST zone-filtered page', 'REST first page, again', (r) => r.p50)}  [<= 1.2]
   REST zone-filtered / unfiltered req/s     ${ratio('REST zone-filtered page', 'REST first page, again', (r) => r.rps)}
-  timeline / per-accessory first page p50   ${ratio('REST timeline first page', 'REST first page', (r) => r.p50)}  [<= 1.3]
+  timeline / per-accessory first page p50   ${ratio('REST timeline first page', REST, (r) => r.p50)}  [<= 1.3]
   timeline deep / first page p50            ${ratio('REST timeline 10,000 deep', 'REST timeline first page', (r) => r.p50)}  [<= 1.1]
   counts 30 days by hour p50 (ms)           ${results['REST counts 30 days by hour']!.p50.toFixed(1)}  [< 20]
-  service CPU per page (medians of ${rounds.length} rounds of REST, GraphQL, by hash):
+  the first pages in ${rounds.length} rounds of REST, GraphQL, by hash and the bare server (medians):
   GraphQL / REST CPU per page               ${cpuRatio(TEXT, REST)}  [<= 1.15]
   GraphQL by hash / text CPU per page       ${cpuRatio(BY_HASH, TEXT)}  [<= 0.85]
   GraphQL by hash / REST CPU per page       ${cpuRatio(BY_HASH, REST)}
-  REST / bare pg + HTTP CPU per page        ${(cpuPerRequest[REST]! / cpuPerRequest['bare pg + HTTP first page']!).toFixed(2)}  (the figures above)
-  GraphQL / bare pg + HTTP CPU per page     ${(cpuPerRequest[TEXT]! / cpuPerRequest['bare pg + HTTP first page']!).toFixed(2)}
-  GraphQL by hash / text throughput         ${ratio('GraphQL first page, by hash', 'GraphQL first page', (r) => r.rps)}`);
+  REST / bare pg + HTTP CPU per page        ${cpuRatio(REST, BARE)}
+  GraphQL / bare pg + HTTP CPU per page     ${cpuRatio(TEXT, BARE)}
+  REST first page p99 / p50                 ${roundsSpread(REST)}  [<= 2.2; bare pg+HTTP ${roundsSpread(BARE)}]
+  GraphQL first page p99 / p50              ${roundsSpread(TEXT)}  [<= 2.2]
+  GraphQL by hash p99 / p50                 ${roundsSpread(BY_HASH)}
+  GraphQL by hash / text throughput         ${ratio(BY_HASH, TEXT, (r) => r.rps)}`);

@@ -694,7 +694,7 @@ async function webhookBench(profiler: Profiler, onlyDrain: boolean) {
       console.log(`bare loop and drain in turn, ${rounds.length} rounds:`);
       for (const [i, { bare: b, drain: d }] of rounds.entries()) {
         console.log(
-          `  ${String(i + 1).padStart(2)}  bare ${f(b.rps).padStart(6)} req/s, ${f(b.cpuUs).padStart(3)} µs CPU per request   drain ${f(d.rate).padStart(6)} deliveries/s, ${f(d.cpuUs).padStart(3)} µs CPU per delivery (PostgreSQL ${f(d.postgresUs)} µs)   ${f(d.rate / b.rps, 2)} x bare, CPU ${f(d.cpuUs / b.cpuUs, 2)} x bare`,
+          `  ${String(i + 1).padStart(2)}  bare ${f(b.rps).padStart(6)} req/s, ${f(b.cpuUs).padStart(3)} µs CPU per request   drain ${f(d.rate).padStart(6)} deliveries/s, ${f(d.cpuUs).padStart(3)} µs CPU per delivery (PostgreSQL ${f(d.postgresUs)} µs, ${f(d.statements)} statements per 1000)   ${f(d.rate / b.rps, 2)} x bare, CPU ${f(d.cpuUs / b.cpuUs, 2)} x bare`,
         );
       }
       console.log(

@@ -10,11 +10,6 @@ import { Shed } from './overload.ts';
 import type { HttpMetrics } from './metrics.ts';
 
 /**
- * One step of the HTTP chain: answers the request and resolves with its route label (for
- * metrics), or resolves with undefined to leave it to the next handler. A thrown AppError is
- * the answer; anything else is logged and answered 500.
- */
-/**
  * What a failed request answers: its own AppError, the database's answer (busy, stopped, 503
  * for an unreachable database), else 500.
  */

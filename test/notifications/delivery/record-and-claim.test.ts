@@ -12,10 +12,12 @@ import {
 import { dispatcherPool } from '../../../src/notifications/delivery/queue/pool.ts';
 import { analyzeQueue, nextDueMs } from '../../../src/notifications/delivery/queue/reads.ts';
 import { recordAndClaim } from '../../../src/notifications/delivery/queue/record-and-claim.ts';
+import { recordValues } from '../../../src/notifications/delivery/queue/record-outcomes.ts';
 import type { ClaimedDelivery, Outcome } from '../../../src/notifications/delivery/queue/types.ts';
 import type { NextStep } from '../../../src/notifications/delivery/policy.ts';
 import { OutcomeRecorder } from '../../../src/notifications/delivery/recorder.ts';
 import { openDatabase, type Database } from '../../../src/storage/database.ts';
+import { createPartitionsAhead } from '../../../src/storage/partitions.ts';
 import { backends, directUrlOf, freshPostgres, migratedImage } from '../../helpers/app.ts';
 
 const ACCOUNT = '0b7c0000-0000-4000-8000-000000000001';
@@ -385,6 +387,50 @@ describe.runIf(backends.includes('postgres'))("the dispatcher's connections on p
       );
       expect(mostRows(rows[0]!['QUERY PLAN'][0].Plan)).toBeLessThanOrEqual(WALK_ROWS);
     }));
+  it("open none of the day partitions made ahead: no delivery's row is made there", () =>
+    onDispatcherConnection(db, async (client) => {
+      await createPartitionsAhead(db.pool);
+      const { rows: ahead } = await client.query<{ name: string }>(
+        `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+          WHERE i.inhparent = 'deliveries'::regclass
+            AND (regexp_match(pg_get_expr(c.relpartbound, c.oid), 'FROM \\(''([^'']+)''\\)'))[1]
+                ::timestamptz > now() + interval '1 hour'`,
+      );
+      expect(ahead.length).toBeGreaterThanOrEqual(7); // a week of days, and the guard above
+      await queue(db, 4);
+      const inDueOrder: ClaimArgs = {
+        instanceId: 'a',
+        leaseMs: 60_000,
+        limit: 2,
+        limits: { saturated: [], room: {}, held: {} },
+        perOrigin: 16,
+      };
+      const byOrigin = {
+        ...inDueOrder,
+        limits: { ...inDueOrder.limits, saturated: ['http://127.0.0.1:1'] },
+      };
+      const plans = [await explained(client, inDueOrder), await explained(client, byOrigin)];
+      for (const [name, saturated] of [
+        ['clipgate_next_due', []],
+        ['clipgate_next_due_by_origin', ['http://127.0.0.1:1']],
+      ] as const) {
+        await nextDueMs(client, [...saturated]);
+        plans.push(await planOf(client, name, [`{${saturated.join(',')}}`]));
+      }
+      await client.query('BEGIN');
+      try {
+        const claimed = await claimDeliveries(client, inDueOrder);
+        const outcomes = claimed.map((d) => outcome(d, { state: 'delivered' }));
+        await recordAndClaim(client, outcomes, inDueOrder);
+        const values = [...recordValues('a', outcomes), ...claimValues(inDueOrder, [])];
+        plans.push(await planOf(client, 'clipgate_record_and_claim', values));
+      } finally {
+        await client.query('ROLLBACK');
+      }
+      const read = new Set(plans.flatMap(relations));
+      expect(read).toContain(`deliveries_archive`);
+      expect([...read].filter((r) => ahead.some((a) => a.name === r))).toEqual([]);
+    }));
 });
 
 /** `run` on a connection of the dispatcher's own pool, which ends after it. */
@@ -414,25 +460,37 @@ async function explained(client: pg.PoolClient, args: ClaimArgs): Promise<PlanNo
   await client.query('BEGIN');
   try {
     await claimDeliveries(client, args);
-    const values = claimValues(args).map((value) =>
-      client.escapeLiteral(Array.isArray(value) ? `{${value.join(',')}}` : String(value)),
-    );
-    const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
-      `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE ${name}(${values.join(', ')})`,
-    );
-    return rows[0]!['QUERY PLAN'][0].Plan;
+    return await planOf(client, name, claimValues(args));
   } finally {
     await client.query('ROLLBACK');
   }
 }
 
+/** The plan of the statement prepared as `name` on `client`, run with `values`, explained. */
+async function planOf(client: pg.PoolClient, name: string, values: unknown[]): Promise<PlanNode> {
+  const literals = values.map((value) =>
+    client.escapeLiteral(Array.isArray(value) ? `{${value.join(',')}}` : String(value)),
+  );
+  const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
+    `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE ${name}(${literals.join(', ')})`,
+  );
+  return rows[0]!['QUERY PLAN'][0].Plan;
+}
+
 /** What EXPLAIN (FORMAT JSON) tells of a node. */
 interface PlanNode {
+  'Relation Name'?: string;
   'Actual Rows': number;
   'Actual Loops': number;
   'Rows Removed by Filter'?: number;
   Plans?: PlanNode[];
 }
+
+/** The tables and partitions a plan reads. */
+const relations = (node: PlanNode): string[] => [
+  ...(node['Relation Name'] ? [node['Relation Name']] : []),
+  ...(node.Plans ?? []).flatMap(relations),
+];
 
 /** The most rows any one node of a plan read: those it produced and those its filter removed. */
 const mostRows = (node: PlanNode): number =>

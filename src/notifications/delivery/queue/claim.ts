@@ -1,5 +1,6 @@
 import type { Queryable } from '../../../storage/database.ts';
 import type { ClaimLimits } from '../slots.ts';
+import { madeByNow } from './not-ahead.ts';
 import type { ClaimedDelivery } from './types.ts';
 
 /**
@@ -9,10 +10,11 @@ import type { ClaimedDelivery } from './types.ts';
  */
 export const PENDING_ORIGINS = `
 origins AS (
-  SELECT (SELECT origin FROM deliveries WHERE state = 'pending'
+  SELECT (SELECT origin FROM deliveries WHERE ${madeByNow()} AND state = 'pending'
            ORDER BY origin DESC LIMIT 1) AS origin
   UNION ALL
-  SELECT (SELECT d.origin FROM deliveries d WHERE d.state = 'pending' AND d.origin < o.origin
+  SELECT (SELECT d.origin FROM deliveries d
+           WHERE ${madeByNow('d')} AND d.state = 'pending' AND d.origin < o.origin
            ORDER BY d.origin DESC LIMIT 1)
     FROM origins o WHERE o.origin IS NOT NULL
 )`;
@@ -46,7 +48,7 @@ const CLAIM_WINDOW: Record<ClaimForm, string> = {
   inDueOrder: `
 c AS (
   SELECT id, origin, account_id, client_id, next_attempt_at FROM deliveries
-   WHERE state = 'pending' AND next_attempt_at <= now()
+   WHERE ${madeByNow()} AND state = 'pending' AND next_attempt_at <= now()
      AND (lease_until IS NULL OR lease_until <= now())
      AND origin <> ALL ($1::text[])
    ORDER BY next_attempt_at, id
@@ -56,7 +58,7 @@ c AS (
 walked AS (
   SELECT id, origin, account_id, client_id, next_attempt_at FROM (
     SELECT id, origin, account_id, client_id, next_attempt_at, lease_until FROM deliveries
-     WHERE state = 'pending' AND next_attempt_at <= now()
+     WHERE ${madeByNow()} AND state = 'pending' AND next_attempt_at <= now()
      ORDER BY next_attempt_at, id
      LIMIT ${WALK_ROWS}) walk
    WHERE (lease_until IS NULL OR lease_until <= now()) AND origin <> ALL ($1::text[])
@@ -64,14 +66,14 @@ walked AS (
    LIMIT $2
 ), by_origin AS (
   SELECT (SELECT count(*) FROM walked) < $2 AND EXISTS (
-    SELECT FROM deliveries WHERE state = 'pending' AND next_attempt_at <= now()
+    SELECT FROM deliveries WHERE ${madeByNow()} AND state = 'pending' AND next_attempt_at <= now()
      ORDER BY next_attempt_at, id OFFSET ${WALK_ROWS - 1}) AS needed
 ),${PENDING_ORIGINS}, c AS (
   SELECT * FROM walked WHERE NOT (SELECT needed FROM by_origin)
   UNION ALL
   (SELECT d.* FROM origins o, LATERAL (
      SELECT id, origin, account_id, client_id, next_attempt_at FROM deliveries
-      WHERE state = 'pending' AND origin >= o.origin AND origin <= o.origin
+      WHERE ${madeByNow()} AND state = 'pending' AND origin >= o.origin AND origin <= o.origin
         AND next_attempt_at <= now() AND (lease_until IS NULL OR lease_until <= now())
       ORDER BY origin, next_attempt_at, id
       LIMIT $2) d
@@ -105,13 +107,13 @@ cut AS (
 ), registrations AS (
   SELECT f.origin, f.account_id, f.client_id, 1 AS n FROM cut, LATERAL (
     SELECT origin, account_id, client_id FROM deliveries
-     WHERE state = 'pending' AND origin = cut.origin
+     WHERE ${madeByNow()} AND state = 'pending' AND origin = cut.origin
      ORDER BY origin DESC, account_id DESC, client_id DESC
      LIMIT 1) f
   UNION ALL
   SELECT f.origin, f.account_id, f.client_id, r.n + 1 FROM registrations r, LATERAL (
     SELECT origin, account_id, client_id FROM deliveries
-     WHERE state = 'pending' AND origin = r.origin
+     WHERE ${madeByNow()} AND state = 'pending' AND origin = r.origin
        AND (account_id, client_id) < (r.account_id, r.client_id)
      ORDER BY origin DESC, account_id DESC, client_id DESC
      LIMIT 1) f
@@ -119,7 +121,7 @@ cut AS (
 ), heads AS (
   SELECT h.* FROM registrations r, LATERAL (
     SELECT id, origin, account_id, client_id, next_attempt_at FROM deliveries
-     WHERE state = 'pending' AND origin = r.origin
+     WHERE ${madeByNow()} AND state = 'pending' AND origin = r.origin
        AND (account_id, client_id) >= (r.account_id, r.client_id)
        AND (account_id, client_id) <= (r.account_id, r.client_id)
        AND next_attempt_at <= now() AND (lease_until IS NULL OR lease_until <= now())
@@ -140,7 +142,7 @@ cut AS (
    WHERE rn <= coalesce(($5::jsonb ->> origin)::int, $6::int)
 ), locked AS (
   SELECT id FROM deliveries
-   WHERE id = ANY (ARRAY(SELECT id FROM picked)) AND id <> ALL ($9::bigint[])
+   WHERE ${madeByNow()} AND id = ANY (ARRAY(SELECT id FROM picked)) AND id <> ALL ($9::bigint[])
      AND state = 'pending' AND (lease_until IS NULL OR lease_until <= now())
    FOR UPDATE SKIP LOCKED
 )`;
@@ -151,7 +153,7 @@ UPDATE deliveries d
    SET lease_until = now() + $3::int * interval '1 millisecond',
        leased_by = $4,
        attempt_count = d.attempt_count + 1
- WHERE d.id = ANY (ARRAY(SELECT id FROM locked))
+ WHERE ${madeByNow('d')} AND d.id = ANY (ARRAY(SELECT id FROM locked))
 RETURNING d.id::text AS id, d.kind, d.event_id::text AS event_id, d.account_id, d.client_id,
           d.event_type, d.event_data, d.user_data, d.url, d.origin, d.auth_key,
           d.previous_auth_key, d.previous_key_until, d.signing_key, d.previous_signing_key,

@@ -1,4 +1,5 @@
 import type { Queryable } from '../../../storage/database.ts';
+import { madeByNow } from './not-ahead.ts';
 import type { ClaimedDelivery } from './types.ts';
 
 /**
@@ -17,7 +18,7 @@ export async function handBack(
             next_attempt_at = CASE WHEN $3::int > 0 THEN now() + $3::int * interval '1 millisecond'
                                    ELSE d.next_attempt_at END
        FROM jsonb_to_recordset($1::jsonb) AS r(id bigint, attempt int)
-      WHERE d.id = r.id AND d.leased_by = $2 AND d.attempt_count = r.attempt
+      WHERE ${madeByNow('d')} AND d.id = r.id AND d.leased_by = $2 AND d.attempt_count = r.attempt
         AND d.state = 'pending'`,
     [
       JSON.stringify(deliveries.map((d) => ({ id: d.id, attempt: d.attempt_count }))),

@@ -1,6 +1,7 @@
 import type { WebhookQueueStats } from '../metrics.ts';
 import type { Queryable } from '../../../storage/database.ts';
 import { claimForm, PENDING_ORIGINS, WALK_ROWS, type ClaimForm } from './claim.ts';
+import { madeByNow } from './not-ahead.ts';
 
 // Leases of an instance that died are not looked for here: the claim takes them once expired,
 // at the latest at the next poll. With saturated origins, as the claim's window is taken
@@ -12,14 +13,14 @@ const NEXT_DUE: Record<ClaimForm, { name: string; text: string }> = {
     text: `
 SELECT (extract(epoch FROM (min(next_attempt_at) - now())) * 1000)::float8 AS ms
   FROM deliveries
- WHERE state = 'pending' AND lease_until IS NULL AND origin <> ALL ($1::text[])`,
+ WHERE ${madeByNow()} AND state = 'pending' AND lease_until IS NULL AND origin <> ALL ($1::text[])`,
   },
   byOrigin: {
     name: 'clipgate_next_due_by_origin',
     text: `WITH RECURSIVE walked AS (
   SELECT next_attempt_at AS at FROM (
     SELECT origin, next_attempt_at, id, lease_until FROM deliveries
-     WHERE state = 'pending'
+     WHERE ${madeByNow()} AND state = 'pending'
      ORDER BY next_attempt_at, id
      LIMIT ${WALK_ROWS}) walk
    WHERE lease_until IS NULL AND origin <> ALL ($1::text[])
@@ -27,13 +28,13 @@ SELECT (extract(epoch FROM (min(next_attempt_at) - now())) * 1000)::float8 AS ms
    LIMIT 1
 ), by_origin AS (
   SELECT NOT EXISTS (SELECT FROM walked) AND EXISTS (
-    SELECT FROM deliveries WHERE state = 'pending'
+    SELECT FROM deliveries WHERE ${madeByNow()} AND state = 'pending'
      ORDER BY next_attempt_at, id OFFSET ${WALK_ROWS - 1}) AS needed
 ),${PENDING_ORIGINS}
 SELECT (extract(epoch FROM (coalesce((SELECT at FROM walked), (
          SELECT min(d.next_attempt_at) FROM origins o, LATERAL (
            SELECT next_attempt_at FROM deliveries
-            WHERE state = 'pending' AND origin >= o.origin AND origin <= o.origin
+            WHERE ${madeByNow()} AND state = 'pending' AND origin >= o.origin AND origin <= o.origin
               AND lease_until IS NULL
             ORDER BY origin, next_attempt_at
             LIMIT 1) d

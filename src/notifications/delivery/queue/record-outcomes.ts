@@ -1,4 +1,5 @@
 import type { Queryable } from '../../../storage/database.ts';
+import { madeByNow } from './not-ahead.ts';
 import type { Outcome } from './types.ts';
 
 // The delivery's new state (only if this instance still holds the lease of that attempt) and the
@@ -24,7 +25,7 @@ r AS (
          leased_by = NULL,
          finished_at = CASE WHEN r.state = 'pending' THEN NULL ELSE now() END
     FROM r
-   WHERE d.id = ANY ($3::bigint[]) AND d.id = r.id AND d.leased_by = $2
+   WHERE ${madeByNow('d')} AND d.id = ANY ($3::bigint[]) AND d.id = r.id AND d.leased_by = $2
      AND d.attempt_count = r.attempt
      AND (d.state = 'pending' OR (d.state = 'dropped' AND r.state IN ('delivered', 'gone')))
   RETURNING d.id, d.state, d.account_id
@@ -33,7 +34,7 @@ r AS (
                                  error, error_message, response_snippet, instance_id)
   SELECT r.id, r.attempt, r.started_at, r.duration_ms, r.outcome, r.status, r.error,
          r.error_message, r.response, $2
-    FROM r JOIN deliveries d ON d.id = ANY ($3::bigint[]) AND d.id = r.id
+    FROM r JOIN deliveries d ON ${madeByNow('d')} AND d.id = ANY ($3::bigint[]) AND d.id = r.id
 )`;
 
 const RECORD_OUTCOMES_SQL = `WITH ${RECORD_CTES}

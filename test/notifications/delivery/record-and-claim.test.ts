@@ -428,7 +428,7 @@ describe.runIf(backends.includes('postgres'))("the dispatcher's connections on p
         await client.query('ROLLBACK');
       }
       const read = new Set(plans.flatMap(relations));
-      expect(read).toContain(`deliveries_archive`);
+      expect(read).toContain('deliveries_archive');
       expect([...read].filter((r) => ahead.some((a) => a.name === r))).toEqual([]);
     }));
 });

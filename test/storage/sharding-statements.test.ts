@@ -69,7 +69,7 @@ const EXCEPTIONS: { pattern: RegExp; why: string }[] = [
   },
   {
     pattern:
-      /^WITH RECURSIVE c AS \( SELECT id, origin, account_id, client_id, next_attempt_at FROM deliveries WHERE state = /,
+      /^WITH RECURSIVE c AS \( SELECT id, origin, account_id, client_id, next_attempt_at FROM deliveries WHERE created_at < now\(\) \+ interval \$\d+ AND state = /,
     why: 'the dispatcher claims the due deliveries of every account (a background loop: per shard)',
   },
   {
@@ -78,7 +78,8 @@ const EXCEPTIONS: { pattern: RegExp; why: string }[] = [
     why: 'the dispatcher records the outcomes of the batch it claimed, which spans accounts',
   },
   {
-    pattern: /\(min\(next_attempt_at\) - now\(\)\).* FROM deliveries WHERE state = /,
+    pattern:
+      /\(min\(next_attempt_at\) - now\(\)\).* FROM deliveries WHERE created_at < now\(\) \+ interval \$\d+ AND state = /,
     why: 'the dispatcher asks when the next delivery of any account is due, to sleep until then',
   },
   {

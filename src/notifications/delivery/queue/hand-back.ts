@@ -1,5 +1,5 @@
 import type { Queryable } from '../../../storage/database.ts';
-import { madeByNow } from './not-ahead.ts';
+import { madeByNow } from './made-by-now.ts';
 import type { ClaimedDelivery } from './types.ts';
 
 /**

@@ -1,7 +1,7 @@
 import type { WebhookQueueStats } from '../metrics.ts';
 import type { Queryable } from '../../../storage/database.ts';
 import { claimForm, PENDING_ORIGINS, WALK_ROWS, type ClaimForm } from './claim.ts';
-import { madeByNow } from './not-ahead.ts';
+import { madeByNow } from './made-by-now.ts';
 
 // Leases of an instance that died are not looked for here: the claim takes them once expired,
 // at the latest at the next poll. With saturated origins, as the claim's window is taken

@@ -1,5 +1,5 @@
 import type { Queryable } from '../../../storage/database.ts';
-import { madeByNow } from './not-ahead.ts';
+import { madeByNow } from './made-by-now.ts';
 import type { Outcome } from './types.ts';
 
 // The delivery's new state (only if this instance still holds the lease of that attempt) and the

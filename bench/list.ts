@@ -16,10 +16,8 @@
 import { createHash } from 'node:crypto';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { Pool } from 'undici';
 import { signDevToken } from '../src/accounts/auth.ts';
-import { queryPage } from '../src/activities/store.ts';
 import { rectangle } from '../src/zones/geometry.ts';
 import {
   BENCH_SECRET,
@@ -31,13 +29,14 @@ import {
 import {
   cpuMs,
   fmt,
-  load,
+  loadOnThread,
   ownCpuMs,
   postgresCpuMs,
   postgresCpuSince,
   startServer,
   type LoadResult,
 } from './lib/load.ts';
+import type { Sent } from './lib/requests.ts';
 
 const { values } = parseArgs({
   options: {
@@ -77,7 +76,6 @@ for (const id of accessoryIds) {
   );
   deepStart.set(id, rows[0]!.activity_id);
 }
-const pick = (i: number) => accessoryIds[i % accessoryIds.length]!;
 // The account timeline's position 10,000 deep (every accessory has an activity each minute).
 const timelineDeep = (
   await db.pool.query<{ activity_id: string; accessory_id: string }>(
@@ -114,19 +112,21 @@ const report = (name: string, r: Measured, cpu?: number) => {
 const token = await readerToken();
 const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
 
+/** The load's HTTP requests to `port`: request i is the (i mod n)th of `sent`. */
+const httpTo = (port: number, sent: Sent[]) => ({
+  origin: `http://127.0.0.1:${port}`,
+  connections: concurrency,
+  sent,
+});
+
 /** Measures one figure of the server `pid` on `port`: its rate, latency and CPU per request. */
-async function drive(
-  { port, pid }: { port: number; pid: number },
-  name: string,
-  request: (http: Pool, i: number) => Promise<void>,
-) {
-  const http = new Pool(`http://127.0.0.1:${port}`, { connections: concurrency });
+async function drive({ port, pid }: { port: number; pid: number }, name: string, sent: Sent[]) {
   const run = await measured(
-    (measuring) => load(concurrency, duration, (i) => request(http, i), undefined, measuring),
+    (measuring) =>
+      loadOnThread('http', httpTo(port, sent), concurrency, duration, undefined, measuring),
     pid,
   );
   report(name, run, run.cpu);
-  await http.close();
 }
 
 /** A load run and the CPU time each process spent over it per request, in ms. */
@@ -162,11 +162,18 @@ async function measured(
  * its code is compiled and optimized (V8, graphql-jit) before any figure is taken, so the first
  * figure of a server is not slower than its later ones for that reason alone.
  */
-async function warm(port: number, requests: ((http: Pool, i: number) => Promise<void>)[]) {
-  const http = new Pool(`http://127.0.0.1:${port}`, { connections: concurrency });
-  await load(concurrency, WARM_UP_MS, (i) => requests[i % requests.length]!(http, i), 0);
-  await http.close();
+async function warm(port: number, kinds: Sent[][]) {
+  await loadOnThread('http', httpTo(port, kinds.flat()), concurrency, WARM_UP_MS, 0);
 }
+
+/** A JSON POST of `body` to `path` for each accessory: request i is for the (i mod n)th of n. */
+const posts = (path: (accessory: string) => string, body: (accessory: string) => unknown) =>
+  accessoryIds.map((a): Sent => ({
+    method: 'POST',
+    path: path(a),
+    headers: auth,
+    body: JSON.stringify(body(a)),
+  }));
 
 async function post(http: Pool, path: string, body: unknown): Promise<void> {
   const res = await http.request({
@@ -198,7 +205,7 @@ const served = { port: service.port, pid: service.child.pid! };
   const http = new Pool(`http://127.0.0.1:${service.port}`, { connections: 1 });
   await post(http, '/graphql', {
     query: PAGE,
-    variables: { id: pick(0) },
+    variables: { id: accessoryIds[0] },
     extensions: PAGE_BY_HASH,
   });
   await http.close();
@@ -209,48 +216,57 @@ const TEXT = 'GraphQL first page';
 const BY_HASH = 'GraphQL first page, by hash';
 const BARE = 'bare pg + HTTP first page';
 const listPath = (a: string) => `/api/accessories/${a}/activities`;
-const pages: Record<string, (http: Pool, i: number) => Promise<void>> = {
-  [REST]: (h, i) => post(h, listPath(pick(i)), { limit: 20 }),
-  'REST page 10,000 deep': (h, i) =>
-    post(h, listPath(pick(i)), {
-      limit: 20,
-      startActivityId: deepStart.get(pick(i)),
-      operator: '<',
-    }),
-  [TEXT]: (h, i) => post(h, '/graphql', { query: PAGE, variables: { id: pick(i) } }),
-  // Apollo's persisted queries: the hash alone, once the text was sent with it (below).
-  [BY_HASH]: (h, i) =>
-    post(h, '/graphql', { variables: { id: pick(i) }, extensions: PAGE_BY_HASH }),
-  'GraphQL page 10,000 deep': (h, i) =>
-    post(h, '/graphql', {
-      query: PAGE,
-      variables: { id: pick(i), after: deepStart.get(pick(i)) },
-    }),
-  'REST timeline first page': (h) => post(h, '/api/activities', { limit: 20 }),
-  'REST timeline 10,000 deep': (h) =>
-    post(h, '/api/activities', {
+const pages: Record<string, Sent[]> = {
+  [REST]: posts(listPath, () => ({ limit: 20 })),
+  'REST page 10,000 deep': posts(listPath, (a) => ({
+    limit: 20,
+    startActivityId: deepStart.get(a),
+    operator: '<',
+  })),
+  [TEXT]: posts(
+    () => '/graphql',
+    (a) => ({ query: PAGE, variables: { id: a } }),
+  ),
+  // Apollo's persisted queries: the hash alone, once the text was sent with it (above).
+  [BY_HASH]: posts(
+    () => '/graphql',
+    (a) => ({ variables: { id: a }, extensions: PAGE_BY_HASH }),
+  ),
+  'GraphQL page 10,000 deep': posts(
+    () => '/graphql',
+    (a) => ({ query: PAGE, variables: { id: a, after: deepStart.get(a) } }),
+  ),
+  'REST timeline first page': posts(
+    () => '/api/activities',
+    () => ({ limit: 20 }),
+  ),
+  'REST timeline 10,000 deep': posts(
+    () => '/api/activities',
+    () => ({
       limit: 20,
       startActivityId: timelineDeep.activity_id,
       startAccessoryId: timelineDeep.accessory_id,
       operator: '<',
     }),
-  'REST counts 30 days by hour': (h) => post(h, '/api/activities/counts', countsBody),
+  ),
+  'REST counts 30 days by hour': posts(
+    () => '/api/activities/counts',
+    () => countsBody,
+  ),
 };
 await warm(service.port, Object.values(pages));
-for (const [name, request] of Object.entries(pages)) await drive(served, name, request);
+for (const [name, sent] of Object.entries(pages)) await drive(served, name, sent);
 // The bare pg + HTTP server, started now to run in the rounds below beside the service; its own
 // figures come once the service has stopped.
 const bare = await startServer('bench/bare-list-server.ts', {
   DATABASE_URL: databaseUrl.toString(),
 });
-const get = async (h: Pool, path: string) => {
-  const res = await h.request({ method: 'GET', path });
-  await res.body.text();
-};
-const barePages: Record<string, (http: Pool, i: number) => Promise<void>> = {
-  [BARE]: (h, i) => get(h, `/?a=${pick(i)}`),
-  'bare pg + HTTP deep page': (h, i) => get(h, `/?a=${pick(i)}&start=${deepStart.get(pick(i))}`),
-  'bare HTTP alone, a fixed page': (h, i) => get(h, `/fixed?a=${pick(i)}`),
+const gets = (path: (accessory: string) => string) =>
+  accessoryIds.map((a): Sent => ({ method: 'GET', path: path(a) }));
+const barePages: Record<string, Sent[]> = {
+  [BARE]: gets((a) => `/?a=${a}`),
+  'bare pg + HTTP deep page': gets((a) => `/?a=${a}&start=${deepStart.get(a)}`),
+  'bare HTTP alone, a fixed page': gets((a) => `/fixed?a=${a}`),
 };
 await warm(bare.port, Object.values(barePages));
 // The CPU per page and the p99 / p50 of the service's REST, GraphQL and by-hash first pages and
@@ -258,30 +274,27 @@ await warm(bare.port, Object.values(barePages));
 // rounds of short runs (one of each kind), so that the machine's noise falls on all four alike;
 // each figure is the median of the rounds' figures. Every other round runs the kinds in the
 // reverse order: a machine slowing down (or speeding up) over a round falls on the first kind as
-// often as on the last.
+// often as on the last. Each run has half a second's warm-up: its load's thread is new, its
+// clients' code not yet compiled.
 type Kind = typeof REST | typeof TEXT | typeof BY_HASH | typeof BARE;
-const kinds: Record<
-  Kind,
-  { port: number; pid: number; request: (h: Pool, i: number) => Promise<void> }
-> = {
-  [REST]: { ...served, request: pages[REST]! },
-  [TEXT]: { ...served, request: pages[TEXT]! },
-  [BY_HASH]: { ...served, request: pages[BY_HASH]! },
-  [BARE]: { port: bare.port, pid: bare.child.pid!, request: barePages[BARE]! },
+const kinds: Record<Kind, { port: number; pid: number; sent: Sent[] }> = {
+  [REST]: { ...served, sent: pages[REST]! },
+  [TEXT]: { ...served, sent: pages[TEXT]! },
+  [BY_HASH]: { ...served, sent: pages[BY_HASH]! },
+  [BARE]: { port: bare.port, pid: bare.child.pid!, sent: barePages[BARE]! },
 };
 const rounds: Record<Kind, { cpu: number; spread: number }>[] = [];
 for (let round = 0; round < Number(values['cpu-rounds']); round++) {
   const perPage = {} as Record<Kind, { cpu: number; spread: number }>;
   const order = Object.keys(kinds) as Kind[];
   for (const name of round % 2 === 0 ? order : order.reverse()) {
-    const { port, pid, request } = kinds[name];
-    const http = new Pool(`http://127.0.0.1:${port}`, { connections: concurrency });
+    const { port, pid, sent } = kinds[name];
     const run = await measured(
-      (measuring) => load(concurrency, duration / 2, (i) => request(http, i), 0, measuring),
+      (measuring) =>
+        loadOnThread('http', httpTo(port, sent), concurrency, duration / 2, 500, measuring),
       pid,
     );
     perPage[name] = { cpu: run.cpu, spread: run.p99 / run.p50 };
-    await http.close();
   }
   rounds.push(perPage);
   const each = (show: (kind: Kind) => string) =>
@@ -325,95 +338,85 @@ const roundsSpread = (kind: Kind) => median(rounds.map((r) => r[kind].spread)).t
   await http.close();
 }
 // The unfiltered first page again, measured next to the filtered one (same warm-up).
-await drive(served, 'REST first page, again', (h, i) => post(h, listPath(pick(i)), { limit: 20 }));
-await drive(served, 'REST zone-filtered page', (h, i) =>
-  post(h, listPath(pick(i)), { limit: 20, filter: 'contains(motionZones, "z1")' }),
+await drive(served, 'REST first page, again', pages[REST]!);
+await drive(
+  served,
+  'REST zone-filtered page',
+  posts(listPath, () => ({ limit: 20, filter: 'contains(motionZones, "z1")' })),
 );
 await service.stop();
 
-for (const [name, request] of Object.entries(barePages)) {
-  await drive({ port: bare.port, pid: bare.child.pid! }, name, request);
+for (const [name, sent] of Object.entries(barePages)) {
+  await drive({ port: bare.port, pid: bare.child.pid! }, name, sent);
 }
 await bare.stop();
 
 // The limit, twice: the keyset query as text (planned at every run, as the issue that set the
 // targets measured it), and the service's own statement as the listing pool's sessions run it
 // (prepared, generic plans), straight through pg: no HTTP, no GraphQL, no serializing.
-const direct = new pg.Pool({ connectionString: databaseUrl.toString(), max: concurrency });
 const KEYSET = `SELECT activity_id, start_time, end_time, relevance_level FROM activities
   WHERE accessory_id = $1 AND activity_id < $2 ORDER BY activity_id DESC LIMIT 21`;
-report(
-  'pg keyset query, first',
-  await measured((measuring) =>
-    load(
-      concurrency,
-      duration,
-      async (i) => {
-        await direct.query(KEYSET, [pick(i), '99999999T999999Z']);
-      },
-      undefined,
-      measuring,
-    ),
+/** A figure of the load alone (no server of its own): its rate, latency and others' CPU. */
+const alone = async (name: string, run: (measuring: () => void) => Promise<LoadResult>) =>
+  report(name, await measured(run));
+const url = databaseUrl.toString();
+await alone('pg keyset query, first', (measuring) =>
+  loadOnThread(
+    'statement',
+    {
+      url,
+      connections: concurrency,
+      sql: KEYSET,
+      params: accessoryIds.map((a) => [a, '99999999T999999Z']),
+    },
+    concurrency,
+    duration,
+    undefined,
+    measuring,
   ),
 );
-report(
-  'pg keyset query, deep',
-  await measured((measuring) =>
-    load(
-      concurrency,
-      duration,
-      async (i) => {
-        await direct.query(KEYSET, [pick(i), deepStart.get(pick(i))]);
-      },
-      undefined,
-      measuring,
-    ),
+await alone('pg keyset query, deep', (measuring) =>
+  loadOnThread(
+    'statement',
+    {
+      url,
+      connections: concurrency,
+      sql: KEYSET,
+      params: accessoryIds.map((a) => [a, deepStart.get(a)]),
+    },
+    concurrency,
+    duration,
+    undefined,
+    measuring,
   ),
 );
-await direct.end();
-const prepared = new pg.Pool({
-  connectionString: databaseUrl.toString(),
-  max: concurrency,
-  options: '-c plan_cache_mode=force_generic_plan',
-});
-const keysetPage = (i: number, start?: string) =>
-  queryPage(prepared, {
-    scope: { accessoryId: pick(i) },
-    floor: '00000000T000000Z',
-    scanDirectionNewer: true,
-    limit: 20,
-    locations: false,
-    ...(start && { start: { activityId: start, operator: '<' } }),
-  });
-report(
-  'pg keyset statement, prepared, first',
-  await measured((measuring) =>
-    load(
-      concurrency,
-      duration,
-      async (i) => {
-        await keysetPage(i);
-      },
-      undefined,
-      measuring,
-    ),
+await alone('pg keyset statement, prepared, first', (measuring) =>
+  loadOnThread(
+    'keysetPages',
+    { url, connections: concurrency, pages: accessoryIds.map((accessoryId) => ({ accessoryId })) },
+    concurrency,
+    duration,
+    undefined,
+    measuring,
   ),
 );
-report(
-  'pg keyset statement, prepared, deep',
-  await measured((measuring) =>
-    load(
-      concurrency,
-      duration,
-      async (i) => {
-        await keysetPage(i, deepStart.get(pick(i)));
-      },
-      undefined,
-      measuring,
-    ),
+await alone('pg keyset statement, prepared, deep', (measuring) =>
+  loadOnThread(
+    'keysetPages',
+    {
+      url,
+      connections: concurrency,
+      pages: accessoryIds.map((accessoryId) => ({
+        accessoryId,
+        start: deepStart.get(accessoryId),
+      })),
+    },
+    concurrency,
+    duration,
+    undefined,
+    measuring,
   ),
 );
-await prepared.end();
 await db.close();
 
 const ratio = (a: string, b: string, f: (r: LoadResult) => number) =>

@@ -3,6 +3,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { Worker } from 'node:worker_threads';
+import type * as factories from './requests.ts';
 
 export interface LoadResult {
   requests: number;
@@ -12,9 +14,22 @@ export interface LoadResult {
 }
 
 /**
+ * The flag the load's process must run with. V8's memory reducer, on by default, took bench/list's
+ * process for one that could give memory back, and started full collections (incremental
+ * mark-compacts) by its task while the load ran, with 40 MB of the heap's limit left (seen with
+ * `--trace-incremental-marking`, Node 26): 84 over one run's loads, against 1 with it off. Each
+ * stalls the clients for several ms, and the requests then in flight make the p99 of whatever
+ * server they load, the bare server's as much as the service's. The npm scripts of the benches
+ * that call `load` pass it to tsx; a bench run by hand needs it too (`npx tsx
+ * --no-memory-reducer bench/…`).
+ */
+const NO_MEMORY_REDUCER = '--no-memory-reducer';
+
+/**
  * A closed-loop load: `concurrency` workers each issue the next request as soon as the previous
  * one is answered, for `durationMs` after a short warm-up. Latencies in milliseconds. `measuring`
- * is called as the measured part begins (after the warm-up), for readings of CPU time.
+ * is called as the measured part begins (after the warm-up), for readings of CPU time. Refuses to
+ * run in a process started without NO_MEMORY_REDUCER: its figures would be the load's own pauses.
  */
 export async function load(
   concurrency: number,
@@ -23,6 +38,11 @@ export async function load(
   warmupMs = 1000,
   measuring?: () => void,
 ): Promise<LoadResult> {
+  if (!process.execArgv.includes(NO_MEMORY_REDUCER)) {
+    throw new Error(
+      `run the bench with ${NO_MEMORY_REDUCER} (npm run bench:…, or npx tsx ${NO_MEMORY_REDUCER} …)`,
+    );
+  }
   const latencies: number[] = [];
   let counter = 0;
   const worker = async (until: number, record: boolean) => {
@@ -48,6 +68,46 @@ export async function load(
     p50: at(0.5),
     p99: at(0.99),
   };
+}
+
+/** What the thread of `loadOnThread` is given (bench/lib/load-worker.ts). */
+export interface LoadOnThread {
+  factory: keyof typeof factories;
+  args: unknown;
+  concurrency: number;
+  durationMs: number;
+  warmupMs: number;
+}
+
+/** What that thread tells: the measured part begins; the run's result. */
+export type ThreadMessage = { measuring: true } | { result: LoadResult };
+
+/**
+ * `load` on a thread of its own, with the requests that `factory` (bench/lib/requests.ts) makes
+ * there of `args`. The thread's heap holds the clients and little else, and this thread's heap
+ * (a bench's data set, the service's modules it imported) is collected apart from it. In
+ * bench/list's own thread, which holds both, the load still had full collections of about 10 ms,
+ * up to three a second, with the memory reducer off, and a third to half of the slowest percent
+ * of requests were in flight during one.
+ */
+export function loadOnThread<F extends keyof typeof factories>(
+  factory: F,
+  args: Parameters<(typeof factories)[F]>[0],
+  concurrency: number,
+  durationMs: number,
+  warmupMs = 1000,
+  measuring?: () => void,
+): Promise<LoadResult> {
+  const workerData: LoadOnThread = { factory, args, concurrency, durationMs, warmupMs };
+  const thread = new Worker(new URL('./load-worker.ts', import.meta.url), { workerData });
+  return new Promise((resolve, reject) => {
+    thread.on('message', (message: ThreadMessage) => {
+      if ('measuring' in message) measuring?.();
+      else resolve(message.result);
+    });
+    thread.once('error', reject);
+    thread.once('exit', (code) => reject(new Error(`the load's thread exited with ${code}`)));
+  });
 }
 
 export const fmt = (r: LoadResult) =>

@@ -9,7 +9,7 @@
 // the service's CPU per page of REST, GraphQL and GraphQL by hash and each page's p99 / p50: the
 // medians of the rounds' figures are what a loaded machine moves least.
 //
-//   npm run bench:list [-- --seconds 5 --concurrency 16 --warmup 3 --cpu-rounds 7]
+//   npm run bench:list [-- --seconds 5 --concurrency 16 --warmup 8 --cpu-rounds 7]
 //   BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) names the server; the
 //   data set is loaded afresh into its database, clipgate_bench_list unless --database names
 //   another one (about 10 s).
@@ -45,7 +45,7 @@ const { values } = parseArgs({
     accessories: { type: 'string', default: '100' },
     activities: { type: 'string', default: '10000' },
     database: { type: 'string', default: 'clipgate_bench_list' },
-    warmup: { type: 'string', default: '3' },
+    warmup: { type: 'string', default: '8' },
     'cpu-rounds': { type: 'string', default: '7' },
   },
 });
@@ -160,10 +160,13 @@ async function measured(
 /**
  * Runs every kind of request a server is measured with, round robin, before its first figure:
  * its code is compiled and optimized (V8, graphql-jit) before any figure is taken, so the first
- * figure of a server is not slower than its later ones for that reason alone.
+ * figure of a server is not slower than its later ones for that reason alone. Hence 8 s by
+ * default: on Node 26 V8 compiled some 70 of the service's hot functions again, optimized
+ * further, 6-7 s into a load, and the figure measured across that was the slowest of the run.
  */
 async function warm(port: number, kinds: Sent[][]) {
-  await loadOnThread('http', httpTo(port, kinds.flat()), concurrency, WARM_UP_MS, 0);
+  const roundRobin = kinds[0]!.flatMap((_, i) => kinds.map((sent) => sent[i]!));
+  await loadOnThread('http', httpTo(port, roundRobin), concurrency, WARM_UP_MS, 0);
 }
 
 /** A JSON POST of `body` to `path` for each accessory: request i is for the (i mod n)th of n. */

@@ -36,7 +36,7 @@ import {
   startServer,
   type LoadResult,
 } from './lib/load.ts';
-import type { Sent } from './lib/requests.ts';
+import { http as httpRequests, type Sent } from './lib/requests.ts';
 
 const { values } = parseArgs({
   options: {
@@ -178,20 +178,6 @@ const posts = (path: (accessory: string) => string, body: (accessory: string) =>
     body: JSON.stringify(body(a)),
   }));
 
-async function post(http: Pool, path: string, body: unknown): Promise<void> {
-  const res = await http.request({
-    method: 'POST',
-    path,
-    headers: auth,
-    body: JSON.stringify(body),
-  });
-  const text = await res.body.text();
-  // A GraphQL refusal comes with 200 too: an answer with errors is no page.
-  if (res.statusCode !== 200 || text.includes('"errors"')) {
-    throw new Error(`${path}: ${res.statusCode} ${text}`);
-  }
-}
-
 const PAGE = `query Page($id: ID!, $after: String) { accessory(id: $id) { activities(first: 20, after: $after) {
   edges { cursor node { activityId accessoryId startTime endTime playbackDuration relevanceLevel inProgress } }
   pageInfo { hasNextPage endCursor } nextStartActivityId } } }`;
@@ -203,15 +189,15 @@ const PAGE_BY_HASH = {
 console.log(`\n${concurrency} concurrent clients, ${seconds} s per figure\n`);
 const service = await startServer('src/main.ts', listingEnv(databaseUrl));
 const served = { port: service.port, pid: service.child.pid! };
-// Registers the page's hash (APQ): the text with its hash, once.
+// Registers the page's hash (APQ): the text with its hash, once, checked as the load checks.
 {
-  const http = new Pool(`http://127.0.0.1:${service.port}`, { connections: 1 });
-  await post(http, '/graphql', {
-    query: PAGE,
-    variables: { id: accessoryIds[0] },
-    extensions: PAGE_BY_HASH,
-  });
-  await http.close();
+  const [registration] = posts(
+    () => '/graphql',
+    (a) => ({ query: PAGE, variables: { id: a }, extensions: PAGE_BY_HASH }),
+  );
+  const once = await httpRequests({ ...httpTo(service.port, [registration!]), connections: 1 });
+  await once.request(0);
+  await once.close();
 }
 // The first pages the rounds below measure, and the bare server's.
 const REST = 'REST first page';

@@ -2,20 +2,21 @@
 // and after a change), on the data set bench:list loaded. Each checkout's service runs at once;
 // each round drives every kind of page of each for a few seconds, the checkouts and the kinds in
 // turns (forwards, then backwards), and reads the CPU time its process spent per page: the
-// machine's noise falls on all alike. Prints each round, the medians, and per checkout the median
-// of each round's ratio of a page's CPU to the first kind's (REST).
+// machine's noise falls on all alike. Prints each round, the medians (CPU per page and p99 / p50),
+// and per checkout the median of each round's ratio of a page's CPU to the first kind's (REST).
+// Each load runs on a thread of its own (loadOnThread), so the tails are the services'.
 //
 //   npm run bench:list -- --database clipgate_bench_list     # loads the data set once
-//   npx tsx bench/list-cpu.ts [--dirs <checkout>,<checkout>[@NAME=value;...]] [--rounds 8]
+//   npx tsx --no-memory-reducer bench/list-cpu.ts [--dirs <checkout>,<checkout>[@NAME=value;...]] [--rounds 8]
 //     [--seconds 2] [--warmup 4] [--pages rest,graphql,hash] [--env NAME=value,...]
 //   A checkout is a directory with its own node_modules (a `git worktree` of another commit);
 //   `@NAME=value;...` sets its service's environment, --env every service's.
 import { createHash } from 'node:crypto';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
-import { Pool } from 'undici';
 import { benchServer, listingEnv, readerToken, seededAccessories } from './lib/dataset.ts';
-import { cpuMs, load, startServer } from './lib/load.ts';
+import { cpuMs, loadOnThread, startServer } from './lib/load.ts';
+import { http, type Sent } from './lib/requests.ts';
 
 const { values } = parseArgs({
   options: {
@@ -46,16 +47,21 @@ const byHash = {
   persistedQuery: { version: 1, sha256Hash: createHash('sha256').update(PAGE).digest('hex') },
 };
 const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-const pick = (i: number) => accessoryIds[i % accessoryIds.length]!;
-const bodies: Record<string, (i: number) => [string, unknown]> = {
-  rest: (i) => [`/api/accessories/${pick(i)}/activities`, { limit: 20 }],
-  graphql: (i) => ['/graphql', { query: PAGE, variables: { id: pick(i) } }],
-  hash: (i) => ['/graphql', { variables: { id: pick(i) }, extensions: byHash }],
+const post = (path: string, body: unknown): Sent => ({
+  method: 'POST',
+  path,
+  headers,
+  body: JSON.stringify(body),
+});
+const bodies: Record<string, Sent[]> = {
+  rest: accessoryIds.map((id) => post(`/api/accessories/${id}/activities`, { limit: 20 })),
+  graphql: accessoryIds.map((id) => post('/graphql', { query: PAGE, variables: { id } })),
+  hash: accessoryIds.map((id) => post('/graphql', { variables: { id }, extensions: byHash })),
 };
 const pages = values.pages.split(',');
 const concurrency = Number(values.concurrency);
 
-async function start(spec: string) {
+async function start(spec: string, label: string) {
   const [dir, own = ''] = spec.split('@') as [string, string?];
   const ownEnv = Object.fromEntries(
     own
@@ -71,63 +77,64 @@ async function start(spec: string) {
     [],
     dir,
   );
-  const http = new Pool(`http://127.0.0.1:${port}`, { connections: concurrency });
-  const page = (kind: string) => async (i: number) => {
-    const [p, body] = bodies[kind]!(i);
-    const res = await http.request({
-      method: 'POST',
-      path: p,
-      headers,
-      body: JSON.stringify(body),
-    });
-    const text = await res.body.text();
-    if (res.statusCode !== 200 || text.includes('"errors"'))
-      throw new Error(`${dir} ${kind}: ${res.statusCode} ${text}`);
-  };
-  // registers the hash
-  await page('graphql')(0).catch(() => undefined);
-  {
-    const res = await http.request({
-      method: 'POST',
-      path: '/graphql',
-      headers,
-      body: JSON.stringify({ query: PAGE, variables: { id: pick(0) }, extensions: byHash }),
-    });
-    await res.body.text();
-  }
-  return { dir: spec, child, http, page, pid: child.pid! };
+  const origin = `http://127.0.0.1:${port}`;
+  // Registers the hash: the document with its hash, once.
+  const once = await http({
+    origin,
+    connections: 1,
+    sent: [
+      post('/graphql', { query: PAGE, variables: { id: accessoryIds[0] }, extensions: byHash }),
+    ],
+  });
+  await once.request(0);
+  await once.close();
+  /** A load of `kinds` (round robin) from a thread of its own. */
+  const run = (kinds: string[], durationMs: number, warmupMs: number, measuring?: () => void) =>
+    loadOnThread(
+      'http',
+      { origin, connections: concurrency, sent: kinds.flatMap((k) => bodies[k]!) },
+      concurrency,
+      durationMs,
+      warmupMs,
+      measuring,
+    );
+  return { dir: label, child, run, pid: child.pid! };
 }
 
 const services = [];
-for (const dir of values.dirs.split(',')) services.push(await start(dir));
-for (const s of services) {
-  await load(
-    concurrency,
-    Number(values.warmup) * 1000,
-    (i) => s.page(pages[i % pages.length]!)(i),
-    0,
-  );
+// A checkout given twice (an A/A run, the noise between two alike) is told apart by its place.
+const specs = values.dirs.split(',');
+for (const [i, spec] of specs.entries()) {
+  services.push(await start(spec, specs.indexOf(spec) === i ? spec : `${spec} (#${i + 1})`));
 }
+for (const s of services) await s.run(pages, Number(values.warmup) * 1000, 0);
 const results = new Map<string, number[]>();
+const spreads = new Map<string, number[]>();
 for (let round = 0; round < Number(values.rounds); round++) {
   const order = round % 2 === 0 ? services : [...services].reverse();
   const line: string[] = [];
   for (const s of order) {
     line.push(`${s.dir}:`);
     for (const kind of round % 2 === 0 ? pages : [...pages].reverse()) {
-      const before = cpuMs(s.pid);
-      const r = await load(concurrency, Number(values.seconds) * 1000, s.page(kind), 200);
+      let before = 0;
+      const r = await s.run([kind], Number(values.seconds) * 1000, 500, () => {
+        before = cpuMs(s.pid);
+      });
       const cpu = ((cpuMs(s.pid) - before) / r.requests) * 1000;
       const key = `${s.dir} ${kind}`;
       results.set(key, [...(results.get(key) ?? []), cpu]);
-      line.push(`${kind} ${cpu.toFixed(0)} (${r.rps.toFixed(0)}/s)`);
+      spreads.set(key, [...(spreads.get(key) ?? []), r.p99 / r.p50]);
+      line.push(`${kind} ${cpu.toFixed(0)} (${r.rps.toFixed(0)}/s, ${(r.p99 / r.p50).toFixed(2)})`);
     }
     line.push('|');
   }
   console.log(`round ${round + 1}: ${line.join(' ')}  load ${os.loadavg()[0]!.toFixed(2)}`);
 }
 const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)]!;
-for (const [key, v] of results) console.log(`${key.padEnd(50)} median ${median(v).toFixed(0)} µs`);
+for (const [key, v] of results) {
+  const spread = median(spreads.get(key)!).toFixed(2);
+  console.log(`${key.padEnd(50)} median ${median(v).toFixed(0)} µs, p99 / p50 ${spread}`);
+}
 for (const s of services) {
   const base = results.get(`${s.dir} ${pages[0]}`)!;
   for (const kind of pages.slice(1)) {
@@ -138,7 +145,4 @@ for (const s of services) {
     );
   }
 }
-for (const s of services) {
-  await s.http.close();
-  s.child.kill('SIGTERM');
-}
+for (const s of services) s.child.kill('SIGTERM');

@@ -5,9 +5,10 @@
 // GraphQL; as text, and prepared as the service runs it), served by a bare Node HTTP handler,
 // and HTTP alone, with the ratios, all measured in this one run. Beside each rate, the serving
 // process's CPU time per request, PostgreSQL's (a local server's processes) and the load's (this
-// process); and in rounds of short runs (--cpu-rounds), beside the bare pg + HTTP server's page,
-// the service's CPU per page of REST, GraphQL and GraphQL by hash and each page's p99 / p50: the
-// medians of the rounds' figures are what a loaded machine moves least.
+// process); and in rounds of short runs (--cpu-rounds), beside the bare pg + HTTP server's page
+// (its query as text, and prepared as the service's is), the service's CPU per page of REST,
+// GraphQL and GraphQL by hash and each page's p99 / p50: the medians of the rounds' figures are
+// what a loaded machine moves least.
 //
 //   npm run bench:list [-- --seconds 5 --concurrency 16 --warmup 8 --cpu-rounds 7]
 //   BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) names the server; the
@@ -204,6 +205,7 @@ const REST = 'REST first page';
 const TEXT = 'GraphQL first page';
 const BY_HASH = 'GraphQL first page, by hash';
 const BARE = 'bare pg + HTTP first page';
+const BARE_PREPARED = 'bare pg + HTTP first page, prepared';
 const listPath = (a: string) => `/api/accessories/${a}/activities`;
 const pages: Record<string, Sent[]> = {
   [REST]: posts(listPath, () => ({ limit: 20 })),
@@ -254,23 +256,25 @@ const gets = (path: (accessory: string) => string) =>
   accessoryIds.map((a): Sent => ({ method: 'GET', path: path(a) }));
 const barePages: Record<string, Sent[]> = {
   [BARE]: gets((a) => `/?a=${a}`),
+  [BARE_PREPARED]: gets((a) => `/prepared?a=${a}`),
   'bare pg + HTTP deep page': gets((a) => `/?a=${a}&start=${deepStart.get(a)}`),
   'bare HTTP alone, a fixed page': gets((a) => `/fixed?a=${a}`),
 };
 await warm(bare.port, Object.values(barePages));
 // The CPU per page and the p99 / p50 of the service's REST, GraphQL and by-hash first pages and
-// of the bare server's page: CPU time of the serving process over a run / requests answered, in
-// rounds of short runs (one of each kind), so that the machine's noise falls on all four alike;
-// each figure is the median of the rounds' figures. Every other round runs the kinds in the
-// reverse order: a machine slowing down (or speeding up) over a round falls on the first kind as
-// often as on the last. Each run has half a second's warm-up: its load's thread is new, its
-// clients' code not yet compiled.
-type Kind = typeof REST | typeof TEXT | typeof BY_HASH | typeof BARE;
+// of the bare server's page, as text and prepared: CPU time of the serving process over a run /
+// requests answered, in rounds of short runs (one of each kind), so that the machine's noise falls
+// on all five alike; each figure is the median of the rounds' figures. Every other round runs the
+// kinds in the reverse order: a machine slowing down (or speeding up) over a round falls on the
+// first kind as often as on the last. Each run has half a second's warm-up: its load's thread is
+// new, its clients' code not yet compiled.
+type Kind = typeof REST | typeof TEXT | typeof BY_HASH | typeof BARE | typeof BARE_PREPARED;
 const kinds: Record<Kind, { port: number; pid: number; sent: Sent[] }> = {
   [REST]: { ...served, sent: pages[REST]! },
   [TEXT]: { ...served, sent: pages[TEXT]! },
   [BY_HASH]: { ...served, sent: pages[BY_HASH]! },
   [BARE]: { port: bare.port, pid: bare.child.pid!, sent: barePages[BARE]! },
+  [BARE_PREPARED]: { port: bare.port, pid: bare.child.pid!, sent: barePages[BARE_PREPARED]! },
 };
 const rounds: Record<Kind, { cpu: number; spread: number }>[] = [];
 for (let round = 0; round < Number(values['cpu-rounds']); round++) {
@@ -287,7 +291,7 @@ for (let round = 0; round < Number(values['cpu-rounds']); round++) {
   }
   rounds.push(perPage);
   const each = (show: (kind: Kind) => string) =>
-    `REST ${show(REST)}, GraphQL ${show(TEXT)}, by hash ${show(BY_HASH)}, bare ${show(BARE)}`;
+    `REST ${show(REST)}, GraphQL ${show(TEXT)}, by hash ${show(BY_HASH)}, bare ${show(BARE)}, bare prepared ${show(BARE_PREPARED)}`;
   console.log(
     `round ${round + 1}  CPU per page ${each((k) => `${(perPage[k].cpu * 1000).toFixed(0)} µs`)}; p99 / p50 ${each((k) => perPage[k].spread.toFixed(2))}`,
   );
@@ -447,13 +451,15 @@ ratios (target in brackets); the targets were set against the keyset query as te
   timeline / per-accessory first page p50   ${ratio('REST timeline first page', REST, (r) => r.p50)}  [<= 1.3]
   timeline deep / first page p50            ${ratio('REST timeline 10,000 deep', 'REST timeline first page', (r) => r.p50)}  [<= 1.1]
   counts 30 days by hour p50 (ms)           ${results['REST counts 30 days by hour']!.p50.toFixed(1)}  [< 20]
-  the first pages in ${rounds.length} rounds of REST, GraphQL, by hash and the bare server (medians):
+  the first pages in ${rounds.length} rounds of REST, GraphQL, by hash and the bare server, text and prepared (medians):
   GraphQL / REST CPU per page               ${cpuRatio(TEXT, REST)}  [<= 1.15]
   GraphQL by hash / text CPU per page       ${cpuRatio(BY_HASH, TEXT)}  [<= 0.85]
   GraphQL by hash / REST CPU per page       ${cpuRatio(BY_HASH, REST)}
   REST / bare pg + HTTP CPU per page        ${cpuRatio(REST, BARE)}
   GraphQL / bare pg + HTTP CPU per page     ${cpuRatio(TEXT, BARE)}
-  REST first page p99 / p50                 ${roundsSpread(REST)}  [<= 2.2; bare pg+HTTP ${roundsSpread(BARE)}]
+  REST / bare, prepared, CPU per page       ${cpuRatio(REST, BARE_PREPARED)}
+  GraphQL / bare, prepared, CPU per page    ${cpuRatio(TEXT, BARE_PREPARED)}
+  REST first page p99 / p50                 ${roundsSpread(REST)}  [<= 2.2; bare pg+HTTP ${roundsSpread(BARE)}, prepared ${roundsSpread(BARE_PREPARED)}]
   GraphQL first page p99 / p50              ${roundsSpread(TEXT)}  [<= 2.2]
   GraphQL by hash p99 / p50                 ${roundsSpread(BY_HASH)}
   GraphQL by hash / text throughput         ${ratio(BY_HASH, TEXT, (r) => r.rps)}`);

@@ -7,8 +7,8 @@
 // Each load runs on a thread of its own (loadOnThread), so the tails are the services'.
 //
 //   npm run bench:list -- --database clipgate_bench_list     # loads the data set once
-//   npx tsx --no-memory-reducer bench/list-cpu.ts [--dirs <checkout>,<checkout>[@NAME=value;...]] [--rounds 8]
-//     [--seconds 2] [--warmup 4] [--pages rest,graphql,hash] [--env NAME=value,...]
+//   npx tsx --no-memory-reducer bench/list-cpu.ts [--dirs <checkout>,<checkout>[@NAME=value;...]]
+//     [--rounds 8] [--seconds 2] [--warmup 4] [--pages rest,graphql,hash] [--env NAME=value,...]
 //   A checkout is a directory with its own node_modules (a `git worktree` of another commit);
 //   `@NAME=value;...` sets its service's environment, --env every service's.
 import { createHash } from 'node:crypto';

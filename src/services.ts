@@ -80,6 +80,11 @@ export interface ServiceOptions {
    * logged by the instance already (a GraphQL worker thread's services).
    */
   announce?: boolean;
+  /**
+   * false: the process's own metrics are the instance's, which serves them (a GraphQL worker
+   * thread's services, whose registry nobody reads).
+   */
+  processMetrics?: boolean;
 }
 
 /**
@@ -115,7 +120,7 @@ export async function buildReadServices(
     logger,
     announce,
   });
-  const metrics = createMetrics();
+  const metrics = createMetrics({ processMetrics: options.processMetrics });
   const { replica } = db;
   if (replica) registerReplicaMetrics(metrics.registry, () => replica.state());
   db.observePools(poolMetrics(metrics.registry));

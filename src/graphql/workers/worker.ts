@@ -38,7 +38,7 @@ if (config.telemetry) {
 // The read side only: no webhook dispatcher, pub/sub or rate limiter (the instance runs them).
 const services = await buildReadServices(
   config,
-  { logger, migrate: false, announce: false },
+  { logger, migrate: false, announce: false, processMetrics: false },
   disposables,
 );
 const compiled = new Map<string, CompiledQuery | ExecutionResult>();

@@ -450,10 +450,10 @@ ratios (target in brackets); the targets were set against the keyset query as te
   REST zone-filtered / unfiltered req/s     ${ratio('REST zone-filtered page', 'REST first page, again', (r) => r.rps)}
   timeline / per-accessory first page p50   ${ratio('REST timeline first page', REST, (r) => r.p50)}  [<= 1.3]
   timeline deep / first page p50            ${ratio('REST timeline 10,000 deep', 'REST timeline first page', (r) => r.p50)}  [<= 1.1]
-  counts 30 days by hour p50 (ms)           ${results['REST counts 30 days by hour']!.p50.toFixed(1)}  [< 20]
+  counts 30 days by hour p50 (ms)           ${results['REST counts 30 days by hour']!.p50.toFixed(1)}  [16 clients; the < 20 target is one at a time: bench:scale]
   the first pages in ${rounds.length} rounds of REST, GraphQL, by hash and the bare server, text and prepared (medians):
   GraphQL / REST CPU per page               ${cpuRatio(TEXT, REST)}  [<= 1.15]
-  GraphQL by hash / text CPU per page       ${cpuRatio(BY_HASH, TEXT)}  [<= 0.85]
+  GraphQL by hash / text CPU per page       ${cpuRatio(BY_HASH, TEXT)}  [no target: a text sent again is not parsed or validated again]
   GraphQL by hash / REST CPU per page       ${cpuRatio(BY_HASH, REST)}
   REST / bare pg + HTTP CPU per page        ${cpuRatio(REST, BARE)}
   GraphQL / bare pg + HTTP CPU per page     ${cpuRatio(TEXT, BARE)}

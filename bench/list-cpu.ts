@@ -2,8 +2,9 @@
 // and after a change), on the data set bench:list loaded. Each checkout's service runs at once;
 // each round drives every kind of page of each for a few seconds, the checkouts and the kinds in
 // turns (forwards, then backwards), and reads the CPU time its process spent per page: the
-// machine's noise falls on all alike. Prints each round, the medians (CPU per page and p99 / p50),
-// and per checkout the median of each round's ratio of a page's CPU to the first kind's (REST).
+// machine's noise falls on all alike. Prints each round, the medians (CPU per page, its user and
+// system parts, and p99 / p50), and per checkout the median of each round's ratio of a page's CPU
+// to the first kind's (REST).
 // Each load runs on a thread of its own (loadOnThread), so the tails are the services'.
 //
 //   npm run bench:list -- --database clipgate_bench_list     # loads the data set once
@@ -15,7 +16,7 @@ import { createHash } from 'node:crypto';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { benchServer, listingEnv, readerToken, seededAccessories } from './lib/dataset.ts';
-import { cpuMs, loadOnThread, startServer } from './lib/load.ts';
+import { cpuTimesMs, loadOnThread, startServer } from './lib/load.ts';
 import { http, type Sent } from './lib/requests.ts';
 
 const { values } = parseArgs({
@@ -109,21 +110,31 @@ for (const [i, spec] of specs.entries()) {
 }
 for (const s of services) await s.run(pages, Number(values.warmup) * 1000, 0);
 const results = new Map<string, number[]>();
+/** Each round's user and system CPU per page, apart. */
+const userTimes = new Map<string, number[]>();
+const systemTimes = new Map<string, number[]>();
 const spreads = new Map<string, number[]>();
+const add = (map: Map<string, number[]>, key: string, value: number) =>
+  map.set(key, [...(map.get(key) ?? []), value]);
 for (let round = 0; round < Number(values.rounds); round++) {
   const order = round % 2 === 0 ? services : [...services].reverse();
   const line: string[] = [];
   for (const s of order) {
     line.push(`${s.dir}:`);
     for (const kind of round % 2 === 0 ? pages : [...pages].reverse()) {
-      let before = 0;
+      let before = { user: 0, system: 0 };
       const r = await s.run([kind], Number(values.seconds) * 1000, 500, () => {
-        before = cpuMs(s.pid);
+        before = cpuTimesMs(s.pid);
       });
-      const cpu = ((cpuMs(s.pid) - before) / r.requests) * 1000;
+      const after = cpuTimesMs(s.pid);
+      const user = ((after.user - before.user) / r.requests) * 1000;
+      const system = ((after.system - before.system) / r.requests) * 1000;
+      const cpu = user + system;
       const key = `${s.dir} ${kind}`;
-      results.set(key, [...(results.get(key) ?? []), cpu]);
-      spreads.set(key, [...(spreads.get(key) ?? []), r.p99 / r.p50]);
+      add(results, key, cpu);
+      add(userTimes, key, user);
+      add(systemTimes, key, system);
+      add(spreads, key, r.p99 / r.p50);
       line.push(`${kind} ${cpu.toFixed(0)} (${r.rps.toFixed(0)}/s, ${(r.p99 / r.p50).toFixed(2)})`);
     }
     line.push('|');
@@ -133,7 +144,10 @@ for (let round = 0; round < Number(values.rounds); round++) {
 const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)]!;
 for (const [key, v] of results) {
   const spread = median(spreads.get(key)!).toFixed(2);
-  console.log(`${key.padEnd(50)} median ${median(v).toFixed(0)} µs, p99 / p50 ${spread}`);
+  const apart = `user ${median(userTimes.get(key)!).toFixed(0)}, system ${median(systemTimes.get(key)!).toFixed(0)}`;
+  console.log(
+    `${key.padEnd(50)} median ${median(v).toFixed(0)} µs (${apart}), p99 / p50 ${spread}`,
+  );
 }
 for (const s of services) {
   const base = results.get(`${s.dir} ${pages[0]}`)!;

@@ -171,10 +171,16 @@ function builtMain(cwd: string | undefined): string {
 /** A target's verdict, as the benches print it. */
 export const met = (ok: boolean): string => (ok ? 'met' : 'missed');
 
-/** User and system CPU time of a process so far, in ms (Linux: /proc/<pid>/stat, 100 ticks/s). */
-export function cpuMs(pid: number): number {
+/** A process's user and system CPU time so far, in ms (Linux: /proc/<pid>/stat, 100 ticks/s). */
+export function cpuTimesMs(pid: number): { user: number; system: number } {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
+  return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
+}
+
+/** User and system CPU time of a process so far, in ms. */
+export function cpuMs(pid: number): number {
+  const { user, system } = cpuTimesMs(pid);
+  return user + system;
 }
 
 /**

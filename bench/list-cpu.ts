@@ -109,13 +109,14 @@ for (const [i, spec] of specs.entries()) {
   services.push(await start(spec, specs.indexOf(spec) === i ? spec : `${spec} (#${i + 1})`));
 }
 for (const s of services) await s.run(pages, Number(values.warmup) * 1000, 0);
-const results = new Map<string, number[]>();
-/** Each round's user and system CPU per page, apart. */
-const userTimes = new Map<string, number[]>();
-const systemTimes = new Map<string, number[]>();
-const spreads = new Map<string, number[]>();
-const add = (map: Map<string, number[]>, key: string, value: number) =>
-  map.set(key, [...(map.get(key) ?? []), value]);
+/** A round's figures of a checkout's kind of page: user and system CPU per page (µs), p99 / p50. */
+interface Round {
+  user: number;
+  system: number;
+  spread: number;
+}
+const results = new Map<string, Round[]>();
+const cpu = (r: Round) => r.user + r.system;
 for (let round = 0; round < Number(values.rounds); round++) {
   const order = round % 2 === 0 ? services : [...services].reverse();
   const line: string[] = [];
@@ -127,33 +128,34 @@ for (let round = 0; round < Number(values.rounds); round++) {
         before = cpuTimesMs(s.pid);
       });
       const after = cpuTimesMs(s.pid);
-      const user = ((after.user - before.user) / r.requests) * 1000;
-      const system = ((after.system - before.system) / r.requests) * 1000;
-      const cpu = user + system;
+      const figures: Round = {
+        user: ((after.user - before.user) / r.requests) * 1000,
+        system: ((after.system - before.system) / r.requests) * 1000,
+        spread: r.p99 / r.p50,
+      };
       const key = `${s.dir} ${kind}`;
-      add(results, key, cpu);
-      add(userTimes, key, user);
-      add(systemTimes, key, system);
-      add(spreads, key, r.p99 / r.p50);
-      line.push(`${kind} ${cpu.toFixed(0)} (${r.rps.toFixed(0)}/s, ${(r.p99 / r.p50).toFixed(2)})`);
+      results.set(key, [...(results.get(key) ?? []), figures]);
+      line.push(
+        `${kind} ${cpu(figures).toFixed(0)} (${r.rps.toFixed(0)}/s, ${figures.spread.toFixed(2)})`,
+      );
     }
     line.push('|');
   }
   console.log(`round ${round + 1}: ${line.join(' ')}  load ${os.loadavg()[0]!.toFixed(2)}`);
 }
 const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)]!;
-for (const [key, v] of results) {
-  const spread = median(spreads.get(key)!).toFixed(2);
-  const apart = `user ${median(userTimes.get(key)!).toFixed(0)}, system ${median(systemTimes.get(key)!).toFixed(0)}`;
+for (const [key, rounds] of results) {
+  const of = (figure: (r: Round) => number) => median(rounds.map(figure));
+  const apart = `user ${of((r) => r.user).toFixed(0)}, system ${of((r) => r.system).toFixed(0)}`;
   console.log(
-    `${key.padEnd(50)} median ${median(v).toFixed(0)} µs (${apart}), p99 / p50 ${spread}`,
+    `${key.padEnd(50)} median ${of(cpu).toFixed(0)} µs (${apart}), p99 / p50 ${of((r) => r.spread).toFixed(2)}`,
   );
 }
 for (const s of services) {
   const base = results.get(`${s.dir} ${pages[0]}`)!;
   for (const kind of pages.slice(1)) {
     const v = results.get(`${s.dir} ${kind}`)!;
-    const ratios = v.map((x, i) => x / base[i]!);
+    const ratios = v.map((x, i) => cpu(x) / cpu(base[i]!));
     console.log(
       `${s.dir} ${kind}/${pages[0]} per round: ${ratios.map((r) => r.toFixed(2)).join(' ')}  median ${median(ratios).toFixed(2)}`,
     );
